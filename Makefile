@@ -1,0 +1,69 @@
+# pidspawn: pristine process creation with pidfd_open(PIDFD_EMPTY) and
+# pidfd_config(). See README.md.
+#
+#   make run       build what is missing, boot the guest, run the demo
+#   make check     host checks and suites, then all guest suites
+#   make shell     an interactive guest shell
+#   make check KCONFIG=debug   the same on the KASAN/lockdep/kmemleak kernel
+#   make kernel-tree / make kernel-patches   the kernel development loop
+
+PIDSPAWN_CACHE ?= $(HOME)/.cache/pidspawn
+KCONFIG ?= default
+export PIDSPAWN_CACHE KCONFIG
+
+BUILD := $(CURDIR)/build/$(KCONFIG)
+KBUILD := $(PIDSPAWN_CACHE)/kbuild/$(KCONFIG)
+KTREE := $(PIDSPAWN_CACHE)/linux
+BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
+GUEST_TIMEOUT ?= 3600
+GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
+
+.PHONY: all deps kernel image userspace run shell check check-debug \
+	kernel-tree kernel-patches clean
+
+all: kernel image userspace
+
+deps:
+	@images/install-deps.sh
+
+kernel: deps
+	@kernel-patches/kernel.sh build
+
+image: deps
+	@images/build-image.sh >/dev/null
+
+userspace: deps
+	@$(MAKE) -s -C userspace
+
+run: kernel image userspace
+	@rm -rf $(BUILD)/run && mkdir -p $(BUILD)/run
+	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/run/userspace
+	@printf '%s\n' 'uname -sr' 'cd userspace && ./demo/pidspawn-demo' > $(BUILD)/run/job.sh
+	@echo "run: booting the guest (TCG); serial log in $(BUILD)/run/serial.log"
+	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
+		$(GUEST_OPTS) $(BUILD)/run; rc=$$?; cat $(BUILD)/run/job.out; exit $$rc
+
+shell: kernel image userspace
+	@rm -rf $(BUILD)/shell && mkdir -p $(BUILD)/shell
+	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/shell/userspace
+	@cp -a $(KBUILD)/kselftest_install $(BUILD)/shell/kselftest
+	@images/run-guest.sh --interactive --kernel $(BZIMAGE) \
+		--image $$(images/build-image.sh) $(GUEST_OPTS) $(BUILD)/shell
+
+check: kernel image userspace
+	@selftests/check.sh $(CURDIR) $(KBUILD) $(KTREE) $$(images/build-image.sh) \
+		$(BUILD) $(GUEST_OPTS)
+
+check-debug:
+	@$(MAKE) check KCONFIG=debug
+
+# The kernel development loop: a git tree with the series as commits.
+kernel-tree: deps
+	@kernel-patches/kernel.sh dev-tree
+
+kernel-patches:
+	@kernel-patches/kernel.sh export-series
+
+clean:
+	rm -rf build
+	@$(MAKE) -s -C userspace clean

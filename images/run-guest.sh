@@ -1,0 +1,103 @@
+#!/bin/bash
+# Boot the pidspawn kernel on the Debian image in QEMU and run one job.
+#
+#   run-guest.sh [options] SHARE
+#
+# SHARE is a host directory exported to the guest over 9p at /mnt/host; the
+# guest runs SHARE/job.sh there as its init job and writes the exit status
+# to SHARE/job.status. The serial log is kept. The run fails on a timeout,
+# a guest panic, a missing status, or any kernel BUG/WARNING/Oops, KASAN,
+# lockdep or kmemleak report in the log, even when the job itself passed.
+#
+# Options:
+#   --kernel FILE     bzImage (required)
+#   --image FILE      ext4 root image (required; used read-only: -snapshot)
+#   --log FILE        serial log (default SHARE/serial.log)
+#   --timeout SEC     wall-clock limit (default 1800)
+#   --interactive     a shell on the terminal instead of job.sh
+#   --tap DIR         also write the run's own results as TAP in DIR/run.tap
+#   --kvm             use KVM (nested KVM does not work on our machines)
+set -euo pipefail
+
+kernel= image= log= tap= timeout=1800 interactive=0 accel="tcg,thread=multi"
+cpu=max
+while [ $# -gt 1 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--image) image=$2; shift 2 ;;
+	--log) log=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--tap) tap=$2; shift 2 ;;
+	--interactive) interactive=1; shift ;;
+	--kvm) accel=kvm; cpu=host; shift ;;
+	*) break ;;
+	esac
+done
+share=${1:?usage: run-guest.sh [options] SHARE}
+share=$(cd "$share" && pwd)
+log=${log:-$share/serial.log}
+[ -f "$kernel" ] || { echo "run-guest: no kernel $kernel" >&2; exit 2; }
+[ -f "$image" ] || { echo "run-guest: no image $image" >&2; exit 2; }
+
+rm -f "$share/job.status" "$share/interactive"
+[ "$interactive" = 1 ] && touch "$share/interactive"
+
+qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
+	-nographic -no-reboot
+	-kernel "$kernel"
+	-append "console=ttyS0 root=/dev/vda rw init=/sbin/pidspawn-init panic=-1 oops=panic_on_warn=0 quiet loglevel=4"
+	-drive "file=$image,format=raw,if=virtio,snapshot=on"
+	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
+	-device virtio-rng-pci)
+
+if [ "$interactive" = 1 ]; then
+	"${qemu[@]}" -serial mon:stdio
+	rm -f "$share/interactive"
+	exit 0
+fi
+
+start=$(date +%s)
+set +e
+timeout --foreground -k 10 "$timeout" "${qemu[@]}" -serial "file:$log" -monitor none </dev/null >/dev/null 2>"$share/qemu.err"
+qemu_rc=$?
+set -e
+echo "run-guest: guest ran $(( $(date +%s) - start ))s" >&2
+
+fail=0 booted=0 clean=0
+if [ "$qemu_rc" = 124 ]; then
+	echo "run-guest: FAIL: timeout after ${timeout}s (serial log: $log)" >&2
+	fail=1
+elif [ "$qemu_rc" != 0 ]; then
+	echo "run-guest: FAIL: qemu exited with $qemu_rc: $(head -c 500 "$share/qemu.err")" >&2
+	fail=1
+fi
+
+# Kernel reports that fail the run whatever the job said.
+bad='Kernel panic|BUG:|WARNING:|Oops|KASAN|UBSAN|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|unreferenced object|new suspected memory leaks|general protection fault|list_add corruption|list_del corruption|refcount_t:|ODEBUG:|KFENCE:'
+if grep -aEn "$bad" "$log" > "$share/kernel-reports.txt"; then
+	echo "run-guest: FAIL: the kernel log has reports (serial log: $log):" >&2
+	head -20 "$share/kernel-reports.txt" >&2
+	fail=1
+fi
+
+[ -s "$share/kernel-reports.txt" ] || clean=1
+if [ -f "$share/job.status" ]; then
+	booted=1
+else
+	echo "run-guest: FAIL: the guest did not report a job status (serial log: $log)" >&2
+	tail -20 "$log" >&2
+	fail=1
+fi
+if [ -n "$tap" ]; then
+	mkdir -p "$tap"
+	{
+		[ "$booted" = 1 ] && echo "ok 1 guest booted, ran its job and reported" ||
+			echo "not ok 1 guest booted, ran its job and reported"
+		[ "$clean" = 1 ] && echo "ok 2 kernel log free of panic/BUG/WARNING/Oops/KASAN/lockdep/kmemleak reports" ||
+			{ echo "not ok 2 kernel log free of panic/BUG/WARNING/Oops/KASAN/lockdep/kmemleak reports"
+			  head -20 "$share/kernel-reports.txt" | sed 's/^/# /'; }
+	} > "$tap/run.tap"
+	echo 0 > "$tap/run.rc"
+fi
+[ "$fail" = 0 ] || exit 1
+exit "$(cat "$share/job.status")"

@@ -1,0 +1,191 @@
+#!/bin/bash
+# The kernel half of the harness: Debian's linux-source-6.12 as a git tree
+# in the cache, kernel-patches/*.patch applied with git am, configured from
+# tinyconfig plus config/*.config, built out of tree with ccache.
+#
+#   kernel.sh tree            prepare the patched build tree
+#   kernel.sh build           tree + config + bzImage + headers + kselftests
+#   kernel.sh dev-tree        hand out a tree for hacking (git clone)
+#   kernel.sh export-series   regenerate kernel-patches/ from the dev tree
+#
+# Environment: PIDSPAWN_CACHE (cache root), KCONFIG (default|debug),
+# KDEV (dev tree path), JOBS.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(dirname "$here")
+cache=${PIDSPAWN_CACHE:-$HOME/.cache/pidspawn}
+kconfig=${KCONFIG:-default}
+tree=$cache/linux
+kbuild=$cache/kbuild/$kconfig
+kdev=${KDEV:-$cache/linux-dev}
+jobs=${JOBS:-$(($(nproc) + 1))}
+tarball=/usr/src/linux-source-6.12.tar.xz
+git_id=(-c user.name=pidspawn -c user.email=pidspawn@localhost -c advice.detachedHead=false)
+
+say() { printf 'kernel: %s\n' "$*" >&2; }
+die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
+
+series() {
+	# The cover letter carries no diff; everything else applies in order.
+	find "$here" -maxdepth 1 -name '*.patch' ! -name '0000-*' | LC_ALL=C sort
+}
+
+fragments() {
+	echo "$here/config/pidspawn.config"
+	if [ "$kconfig" = debug ]; then
+		echo "$here/config/debug.config"
+	elif [ "$kconfig" != default ]; then
+		die "unknown KCONFIG=$kconfig (default or debug)"
+	fi
+}
+
+source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.12 2>/dev/null ||
+		stat -c %s-%Y "$tarball"
+}
+
+# The pristine tree: a git repository whose first commit is Debian's source.
+pristine_tree() {
+	local want have=
+	[ -f "$tarball" ] || die "$tarball missing (apt-get install linux-source-6.12)"
+	want=$(source_version)
+	[ -f "$tree/.git/pidspawn-source" ] && have=$(cat "$tree/.git/pidspawn-source")
+	[ "$have" = "$want" ] && return 0
+
+	say "extracting $tarball ($want)"
+	rm -rf "$tree" "$cache/kbuild"
+	mkdir -p "$tree"
+	tar -xJf "$tarball" -C "$tree" --strip-components=1
+	git -C "$tree" init -q -b debian
+	# Debian's top-level .gitignore ignores everything: add by force.
+	git -C "$tree" add -A -f
+	git "${git_id[@]}" -C "$tree" commit -q -m "Debian linux-source-6.12 $want"
+	git -C "$tree" tag pristine
+	echo "$want" > "$tree/.git/pidspawn-source"
+}
+
+series_hash() {
+	series | xargs -r cat | sha256sum | cut -d' ' -f1
+}
+
+# Reapply the series only when it changed; unchanged files keep their
+# mtimes so the out-of-tree build stays incremental.
+patched_tree() {
+	local want have= p
+	pristine_tree
+	want=$(series_hash)
+	[ -f "$tree/.git/pidspawn-series" ] && have=$(cat "$tree/.git/pidspawn-series")
+	[ "$have" = "$want" ] && return 0
+
+	rm -f "$tree/.git/pidspawn-series"
+	git -C "$tree" am --abort >/dev/null 2>&1 || true
+	git "${git_id[@]}" -C "$tree" checkout -q -f -B series pristine
+	while read -r p; do
+		[ -n "$p" ] || continue
+		if ! git "${git_id[@]}" -C "$tree" am -q --committer-date-is-author-date "$p" >/dev/null 2>&1; then
+			git -C "$tree" am --abort >/dev/null 2>&1 || true
+			die "patch does not apply: kernel-patches/$(basename "$p")"
+		fi
+	done < <(series)
+	echo "$want" > "$tree/.git/pidspawn-series"
+	say "series applied: $(series | wc -l) patches"
+}
+
+config_hash() {
+	{ cat "$tree/.git/pidspawn-series"; fragments | xargs cat; } | sha256sum | cut -d' ' -f1
+}
+
+# Every line of the fragments must be in the final .config: an option that
+# olddefconfig silently drops is a hole in the tests.
+check_config() {
+	local frag line name missing=0
+	for frag in $(fragments); do
+		while IFS= read -r line; do
+			case "$line" in
+			CONFIG_*=*) name=${line%%=*} ;;
+			"# CONFIG_"*" is not set") name=${line#\# }; name=${name%% *} ;;
+			*) continue ;;
+			esac
+			if ! grep -qxF -- "$line" "$kbuild/.config"; then
+				printf 'kernel: %s: %s did not survive olddefconfig (now: %s)\n' \
+					"$(basename "$frag")" "$line" \
+					"$(grep -E "^$name=|^# $name is not set" "$kbuild/.config" || echo unset)" >&2
+				missing=1
+			fi
+		done < "$frag"
+	done
+	[ "$missing" = 0 ] || die "config fragment options were dropped"
+}
+
+configure() {
+	local want have=
+	want=$(config_hash)
+	[ -f "$kbuild/.pidspawn-config" ] && have=$(cat "$kbuild/.pidspawn-config")
+	[ "$have" = "$want" ] && [ -f "$kbuild/.config" ] && return 0
+
+	mkdir -p "$kbuild"
+	say "configuring $kconfig kernel"
+	make -s -C "$tree" O="$kbuild" tinyconfig >/dev/null
+	(cd "$tree" && scripts/kconfig/merge_config.sh -m -O "$kbuild" \
+		"$kbuild/.config" $(fragments) >/dev/null)
+	make -s -C "$tree" O="$kbuild" olddefconfig >/dev/null
+	check_config
+	echo "$want" > "$kbuild/.pidspawn-config"
+}
+
+build() {
+	patched_tree
+	configure
+	say "building $kconfig kernel in $kbuild"
+	make -s -C "$tree" O="$kbuild" -j"$jobs" CC="ccache gcc" \
+		KBUILD_BUILD_USER=pidspawn KBUILD_BUILD_HOST=pidspawn bzImage
+	make -s -C "$tree" O="$kbuild" headers_install >/dev/null
+	make -s -C "$tree/tools/testing/selftests" O="$kbuild" \
+		TARGETS="pidfd clone3 exec core" -j"$jobs" \
+		INSTALL_PATH="$kbuild/kselftest_install" install >/dev/null 2>"$kbuild/kselftest-build.log" ||
+		{ tail -30 "$kbuild/kselftest-build.log" >&2; die "kselftest build failed"; }
+	say "kernel ready: $kbuild/arch/x86/boot/bzImage"
+}
+
+# A tree for hacking: a clone of the build tree with the series as commits
+# and the cover letter as the branch description.
+dev_tree() {
+	patched_tree
+	if [ -d "$kdev/.git" ]; then
+		say "dev tree already exists: $kdev (commit there, then make kernel-patches)"
+		return 0
+	fi
+	git clone -q --no-local "$tree" "$kdev"
+	git -C "$kdev" fetch -q origin 'refs/tags/pristine:refs/tags/pristine'
+	git -C "$kdev" checkout -q -B pidspawn origin/series
+	if [ -f "$here/0000-cover-letter.patch" ]; then
+		# Subject line and body, without the generated shortlog and diffstat.
+		sed -n -e '/^Subject: /{s/^Subject: \[[^]]*\] //;p}' "$here/0000-cover-letter.patch" > "$kdev/.git/cover"
+		echo >> "$kdev/.git/cover"
+		sed -e '1,/^$/d' -e '/^[^ ].* ([0-9]*):$/,$d' "$here/0000-cover-letter.patch" >> "$kdev/.git/cover"
+		git -C "$kdev" config branch.pidspawn.description "$(cat "$kdev/.git/cover")"
+	fi
+	say "dev tree: $kdev (branch pidspawn on tag pristine)"
+}
+
+export_series() {
+	[ -d "$kdev/.git" ] || die "no dev tree at $kdev (make kernel-tree first)"
+	local tmp
+	tmp=$(mktemp -d)
+	git -C "$kdev" format-patch -q --cover-letter --cover-from-description=subject \
+		--no-signature --base=pristine -o "$tmp" pristine..HEAD
+	rm -f "$here"/*.patch
+	mv "$tmp"/*.patch "$here"/
+	rmdir "$tmp"
+	say "kernel-patches/ regenerated: $(ls "$here"/*.patch | wc -l) files"
+}
+
+case "${1:-build}" in
+tree) patched_tree ;;
+build) build ;;
+dev-tree) dev_tree ;;
+export-series) export_series ;;
+path) echo "$kbuild" ;;
+*) die "unknown command $1" ;;
+esac

@@ -1,0 +1,54 @@
+#!/bin/bash
+# make check, after the kernel, the image and userspace are built:
+# host checks and host suites, then the guest suites in one boot, then the
+# summary. Exit status: nonzero if anything failed.
+#   check.sh TOP KBUILD TREE IMAGE BUILD [run-guest options]
+set -u
+top=$1 kbuild=$2 tree=$3 image=$4 build=$5
+shift 5
+results=$build/results
+share=$build/share
+rm -rf "$results" "$share" "$build/host-work"
+mkdir -p "$results" "$share"
+: > "$results/suites.order"
+
+# Everything the tests run, host or guest, is staged in one folder.
+cp -a "$kbuild/kselftest_install" "$share/kselftest"
+make -s -C "$top/userspace" stage DEST="$share/userspace" || exit 1
+cp "$top/selftests/run-suites.sh" "$share/"
+
+# kselftest-list.txt names collection:program. Our own pidfd_config test
+# lives in the pidfd collection but is counted as its own suite, so the
+# stock suites stay comparable with and without the series.
+awk -F: '
+	$1 == "core" && $2 != "close_range_test" { next }
+	{
+		suite = $1
+		if ($1 == "pidfd" && $2 ~ /^pidfd_config/) suite = "pidfd_config"
+		if ($1 == "core") suite = "close_range"
+		printf "%s kselftest/%s ./%s\n", suite, $1, $2
+	}' "$share/kselftest/kselftest-list.txt" > "$share/guest.suites"
+awk '$2 == "guest" { $2 = ""; sub(/^[^ ]+  /, $1 " userspace "); print }' \
+	"$top/userspace/tests.list" >> "$share/guest.suites"
+awk '$2 == "host" { $2 = ""; sub(/^[^ ]+  /, $1 " userspace "); print }' \
+	"$top/userspace/tests.list" > "$build/host.suites"
+
+echo "check: host checks" >&2
+"$top/selftests/host-checks.sh" "$top" "$kbuild" "$tree" "$results"
+echo "check: host suites" >&2
+awk '{ print $1 }' "$build/host.suites" | awk '!seen[$0]++' >> "$results/suites.order"
+"$top/selftests/run-suites.sh" "$share" "$build/host.suites" "$results" "$build/host-work"
+
+echo "check: booting the guest for $(awk '{print $1}' "$share/guest.suites" | sort -u | paste -sd' ' -)" >&2
+cat > "$share/job.sh" <<'JOB'
+PIDSPAWN_GUEST=1 sh /mnt/host/run-suites.sh /mnt/host /mnt/host/guest.suites /mnt/host/results /tmp/pidspawn-tests
+JOB
+"$top/images/run-guest.sh" --kernel "$kbuild/arch/x86/boot/bzImage" --image "$image" \
+	--tap "$results/guest" "$@" "$share"
+awk '{ print $1 }' "$share/guest.suites" | awk '!seen[$0]++' >> "$results/suites.order"
+cp -a "$share/results/." "$results/" 2>/dev/null
+cp "$share/serial.log" "$results/serial.log" 2>/dev/null
+echo guest >> "$results/suites.order"
+
+echo "check: TAP output and the serial log are in $results" >&2
+"$top/selftests/summarize.sh" "$results"

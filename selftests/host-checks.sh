@@ -1,0 +1,40 @@
+#!/bin/bash
+# Host-side checks, as TAP programs in RESULTS/<suite>/:
+#   uapi:        uapi/ is byte-identical to what the series installs, and
+#                the syscall numbers userspace assumes match the kernel's
+#   checkpatch:  every patch passes scripts/checkpatch.pl --strict
+#   host-checks.sh TOP KBUILD TREE RESULTS
+set -u
+top=$1 kbuild=$2 tree=$3 results=$4
+
+tap_begin() { suite=$1 name=$2 n=0; mkdir -p "$results/$suite"; out=$results/$suite/$name.tap; : > "$out"; echo "$suite" >> "$results/suites.order"; }
+tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n $2" >> "$out"; else echo "not ok $n $2" >> "$out"; fi; }
+tap_end() { echo 0 > "${out%.tap}.rc"; }
+
+tap_begin uapi headers
+for h in $(cd "$top/uapi" && find . -name '*.h' | sort); do
+	h=${h#./}
+	cmp -s "$top/uapi/$h" "$kbuild/usr/include/$h"
+	rc=$?
+	[ "$rc" = 0 ] || diff -u "$top/uapi/$h" "$kbuild/usr/include/$h" | head -20 | sed 's/^/# /' >> "$out"
+	tap $rc "uapi/$h is identical to the header the series installs"
+done
+# Syscall numbers that the userspace library defines for older headers.
+for nr in $(grep -rhoE '#define __NR_[a-z_0-9]+ [0-9]+' "$top/userspace" 2>/dev/null | awk '{print $2 "=" $3}' | sort -u); do
+	name=${nr%=*} val=${nr#*=}
+	grep -qE "^#define $name $val\$" "$kbuild/usr/include/asm/unistd_64.h"
+	tap $? "$name is $val in the series' asm/unistd_64.h"
+done
+tap_end
+
+tap_begin checkpatch series
+shopt -s nullglob
+for p in "$top"/kernel-patches/0*.patch; do
+	case "$p" in */0000-*) continue ;; esac
+	log=$(cd "$tree" && ./scripts/checkpatch.pl --strict --no-tree --terse --show-types "$p" 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] || printf '%s\n' "$log" | head -20 | sed 's/^/# /' >> "$out"
+	tap $rc "checkpatch --strict $(basename "$p")"
+done
+[ "$n" = 0 ] && echo "ok 1 no patches in the series # SKIP" >> "$out"
+tap_end

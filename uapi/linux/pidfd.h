@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+
+#ifndef _UAPI_LINUX_PIDFD_H
+#define _UAPI_LINUX_PIDFD_H
+
+#include <linux/types.h>
+#include <linux/fcntl.h>
+#include <linux/ioctl.h>
+
+/* Flags for pidfd_open().  */
+#define PIDFD_NONBLOCK	O_NONBLOCK
+#define PIDFD_THREAD	O_EXCL
+#define PIDFD_EMPTY	(1U << 30)	/* an empty process, set up by pidfd_config() */
+
+/* Flags for pidfd_send_signal(). */
+#define PIDFD_SIGNAL_THREAD		(1UL << 0)
+#define PIDFD_SIGNAL_THREAD_GROUP	(1UL << 1)
+#define PIDFD_SIGNAL_PROCESS_GROUP	(1UL << 2)
+
+/*
+ * Commands for pidfd_config(pidfd, cmd, key, value, aux) on a pidfd from
+ * pidfd_open(0, PIDFD_EMPTY).  Arguments a command does not take must be
+ * NULL or 0.  ACT commands are applied in the child, in the order given,
+ * on the child's own file table and working directory.
+ */
+enum pidfd_config_cmd {
+	PIDFD_CONFIG_SET_EXEC_FD	= 0,	/* aux: executable fd, O_PATH allowed */
+	PIDFD_CONFIG_SET_EXEC_PATH	= 1,	/* key: path, aux: dirfd or AT_FDCWD */
+	PIDFD_CONFIG_SET_ARGV		= 2,	/* value: NULL-terminated char *[] */
+	PIDFD_CONFIG_SET_ENVP		= 3,	/* value: NULL-terminated char *[] */
+	PIDFD_CONFIG_SET_CWD		= 4,	/* key: path or NULL, aux: dirfd or AT_FDCWD */
+	PIDFD_CONFIG_INHERIT_FDS	= 5,	/* start from a copy of the caller's fd table */
+	PIDFD_CONFIG_ACT_DUP2		= 6,	/* value: struct pidfd_fd_pair */
+	PIDFD_CONFIG_ACT_CLOSE		= 7,	/* aux: fd */
+	PIDFD_CONFIG_ACT_OPEN		= 8,	/* key: path, value: struct open_how, aux: fd */
+	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 9,	/* value: struct pidfd_fd_pair, aux: CLOSE_RANGE_CLOEXEC or 0 */
+	PIDFD_CONFIG_ACT_GIVE_FD	= 10,	/* value: struct pidfd_fd_pair, .fd is the caller's */
+	PIDFD_CONFIG_ACT_CHDIR		= 11,	/* key: path */
+	PIDFD_CONFIG_ACT_FCHDIR		= 12,	/* aux: fd */
+	PIDFD_CONFIG_SET_SIGMASK	= 13,	/* value: sigset, aux: its size */
+	PIDFD_CONFIG_SET_SIGDEFAULT	= 14,	/* value: sigset, aux: its size */
+	PIDFD_CONFIG_SETSID		= 15,
+	PIDFD_CONFIG_SETPGID		= 16,	/* aux: process group, 0 for a new one */
+	PIDFD_CONFIG_RESETIDS		= 17,
+	PIDFD_CONFIG_SET_SCHEDULER	= 18,	/* value: struct sched_param, aux: policy or -1 */
+	PIDFD_CONFIG_SET_CGROUP		= 19,	/* aux: cgroup2 directory fd */
+	PIDFD_CONFIG_START		= 20,	/* returns the child's pid */
+};
+
+/*
+ * Two descriptors for the ACT commands: DUP2 makes @newfd a copy of @fd;
+ * CLOSE_RANGE closes @fd to @newfd (-1: to the last); GIVE_FD installs the
+ * caller's @fd, captured when the command is given, as the child's @newfd.
+ */
+struct pidfd_fd_pair {
+	__s32 fd;
+	__s32 newfd;
+};
+
+#define PIDFS_IOCTL_MAGIC 0xFF
+
+#define PIDFD_GET_CGROUP_NAMESPACE            _IO(PIDFS_IOCTL_MAGIC, 1)
+#define PIDFD_GET_IPC_NAMESPACE               _IO(PIDFS_IOCTL_MAGIC, 2)
+#define PIDFD_GET_MNT_NAMESPACE               _IO(PIDFS_IOCTL_MAGIC, 3)
+#define PIDFD_GET_NET_NAMESPACE               _IO(PIDFS_IOCTL_MAGIC, 4)
+#define PIDFD_GET_PID_NAMESPACE               _IO(PIDFS_IOCTL_MAGIC, 5)
+#define PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE  _IO(PIDFS_IOCTL_MAGIC, 6)
+#define PIDFD_GET_TIME_NAMESPACE              _IO(PIDFS_IOCTL_MAGIC, 7)
+#define PIDFD_GET_TIME_FOR_CHILDREN_NAMESPACE _IO(PIDFS_IOCTL_MAGIC, 8)
+#define PIDFD_GET_USER_NAMESPACE              _IO(PIDFS_IOCTL_MAGIC, 9)
+#define PIDFD_GET_UTS_NAMESPACE               _IO(PIDFS_IOCTL_MAGIC, 10)
+
+#endif /* _UAPI_LINUX_PIDFD_H */
