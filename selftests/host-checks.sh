@@ -3,6 +3,7 @@
 #   uapi:        uapi/ is byte-identical to what the series installs, and
 #                the syscall numbers userspace assumes match the kernel's
 #   checkpatch:  every patch passes scripts/checkpatch.pl --strict
+#   docs:        every man page in docs/ renders without groff warnings
 #   host-checks.sh TOP KBUILD TREE RESULTS
 set -u
 top=$1 kbuild=$2 tree=$3 results=$4
@@ -37,4 +38,14 @@ for p in "$top"/kernel-patches/0*.patch; do
 	tap $rc "checkpatch --strict $(basename "$p")"
 done
 [ "$n" = 0 ] && echo "ok 1 no patches in the series # SKIP" >> "$out"
+tap_end
+
+tap_begin docs man-pages
+for page in "$top"/docs/man*/*.[0-9]; do
+	[ -f "$page" ] || continue
+	warnings=$(groff -t -man -ww -z "$page" 2>&1)
+	[ -z "$warnings" ] || printf '%s\n' "$warnings" | head -10 | sed 's/^/# /' >> "$out"
+	[ -z "$warnings" ]
+	tap $? "man -l ${page#"$top"/} renders without warnings"
+done
 tap_end

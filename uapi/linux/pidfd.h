@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 
-#ifndef _UAPI_LINUX_PIDFD_H
-#define _UAPI_LINUX_PIDFD_H
+#ifndef _LINUX_PIDFD_H
+#define _LINUX_PIDFD_H
 
 #include <linux/types.h>
 #include <linux/fcntl.h>
@@ -70,4 +70,4 @@ struct pidfd_fd_pair {
 #define PIDFD_GET_USER_NAMESPACE              _IO(PIDFS_IOCTL_MAGIC, 9)
 #define PIDFD_GET_UTS_NAMESPACE               _IO(PIDFS_IOCTL_MAGIC, 10)
 
-#endif /* _UAPI_LINUX_PIDFD_H */
+#endif /* _LINUX_PIDFD_H */
