@@ -20,7 +20,7 @@
 set -euo pipefail
 
 kernel= image= log= tap= timeout=1800 interactive=0 accel="tcg,thread=multi"
-cpu=max
+cpu=${PIDSPAWN_QEMU_CPU:-max}
 while [ $# -gt 1 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;

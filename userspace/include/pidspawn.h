@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libpidspawn: pristine process creation with pidfd_open(0, PIDFD_EMPTY)
+ * and pidfd_config(), with glibc-compatible posix_spawn() on top.
+ *
+ * Three layers, one header:
+ *  - the raw layer: pidspawn_create() and pidspawn_config(), the two
+ *    system calls as they are;
+ *  - the builder: one function per pidfd_config() command, each taking
+ *    the empty pidfd, then pidspawn_start(), pidspawn_wait() and
+ *    pidspawn_error().  They need the kernel (no fallback) and return
+ *    like system calls: -1 with errno set on failure;
+ *  - the posix_spawn family of <spawn.h>, glibc's types and behaviour,
+ *    plus glibc 2.39's pidfd_spawn(), pidfd_spawnp() and cgroup
+ *    attribute.  They return an error number, never -1, and fall back
+ *    to clone(CLONE_VM | CLONE_VFORK) where the kernel lacks
+ *    pidfd_config() (environment PIDSPAWN_BACKEND=native|fallback
+ *    forces the choice).
+ *
+ * Templates (not implemented): a later kernel "template" object would be
+ * configured with the same builder functions, since they take the fd and
+ * nothing else; only its creation (pidspawn_template_create()) and a
+ * pidspawn_spawn_from(template) that returns a fresh pidfd, recreating the
+ * template when the kernel reports ESTALE, would be added here.
+ */
+#ifndef PIDSPAWN_H
+#define PIDSPAWN_H
+
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * The raw layer.  The commands and struct pidfd_fd_pair for
+ * pidspawn_config() are in the kernel's <linux/pidfd.h>; this header does
+ * not include it because <linux/pidfd.h> pulls in <linux/fcntl.h>, which
+ * cannot share a file with the C library's <fcntl.h>.
+ */
+int pidspawn_create(unsigned int flags);
+int pidspawn_config(int pidfd, unsigned int cmd, const char *key,
+		    const void *value, int aux);
+
+/* The builder: what the child runs. */
+int pidspawn_set_exec_fd(int pidfd, int fd);
+int pidspawn_set_exec_path(int pidfd, int dirfd, const char *path);
+int pidspawn_set_argv(int pidfd, char *const argv[]);
+int pidspawn_set_envp(int pidfd, char *const envp[]);
+int pidspawn_set_cwd(int pidfd, int dirfd, const char *path);
+
+/* The child's file table: pristine (0, 1, 2) unless inherited. */
+int pidspawn_inherit_fds(int pidfd);
+int pidspawn_act_dup2(int pidfd, int fd, int newfd);
+int pidspawn_act_close(int pidfd, int fd);
+int pidspawn_act_open(int pidfd, int fd, const char *path, int flags,
+		      mode_t mode);
+int pidspawn_act_close_range(int pidfd, int first, int last,
+			     unsigned int flags);
+int pidspawn_act_give_fd(int pidfd, int fd, int newfd);
+int pidspawn_act_chdir(int pidfd, const char *path);
+int pidspawn_act_fchdir(int pidfd, int fd);
+
+/* Signals and attributes. */
+int pidspawn_set_sigmask(int pidfd, const sigset_t *set);
+int pidspawn_set_sigdefault(int pidfd, const sigset_t *set);
+int pidspawn_setsid(int pidfd);
+int pidspawn_setpgid(int pidfd, pid_t pgid);
+int pidspawn_resetids(int pidfd);
+int pidspawn_set_scheduler(int pidfd, int policy,
+			   const struct sched_param *param);
+int pidspawn_set_cgroup(int pidfd, int cgroupfd);
+
+/* Start, wait, and why a start failed. */
+pid_t pidspawn_start(int pidfd);
+int pidspawn_wait(int pidfd, int *status);
+ssize_t pidspawn_error(int pidfd, char *buf, size_t size);
+
+/* Which implementation the posix_spawn family uses in this process. */
+#define PIDSPAWN_NATIVE		1
+#define PIDSPAWN_FALLBACK	2
+int pidspawn_backend(void);
+
+/* glibc 2.39 additions, for older C libraries. */
+#ifndef POSIX_SPAWN_SETCGROUP
+#define POSIX_SPAWN_SETCGROUP	0x100
+#endif
+#if !defined(__GLIBC__) || __GLIBC__ < 2 || \
+    (__GLIBC__ == 2 && __GLIBC_MINOR__ < 39)
+int pidfd_spawn(int *__restrict pidfd, const char *__restrict path,
+		const posix_spawn_file_actions_t *file_actions,
+		const posix_spawnattr_t *__restrict attrp,
+		char *const argv[], char *const envp[]);
+int pidfd_spawnp(int *__restrict pidfd, const char *__restrict file,
+		 const posix_spawn_file_actions_t *file_actions,
+		 const posix_spawnattr_t *__restrict attrp,
+		 char *const argv[], char *const envp[]);
+int posix_spawnattr_getcgroup_np(const posix_spawnattr_t *__restrict attr,
+				 int *__restrict cgroup);
+int posix_spawnattr_setcgroup_np(posix_spawnattr_t *attr, int cgroup);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PIDSPAWN_H */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The raw layer and the builder: each function is one system call.  This
+ * is the only file that includes the kernel's <linux/pidfd.h> (it cannot
+ * meet the C library's <fcntl.h>, see pidspawn.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/pidfd.h>
+#include "pidspawn.h"
+#include "internal.h"
+
+#ifndef __NR_pidfd_config
+#define __NR_pidfd_config 463
+#endif
+
+int pidspawn_create(unsigned int flags)
+{
+	return syscall(__NR_pidfd_open, 0, PIDFD_EMPTY | flags);
+}
+
+int pidspawn_config(int pidfd, unsigned int cmd, const char *key,
+		    const void *value, int aux)
+{
+	return syscall(__NR_pidfd_config, pidfd, cmd, key, value, aux);
+}
+
+int pidspawn_set_exec_fd(int pidfd, int fd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_EXEC_FD, NULL, NULL, fd);
+}
+
+int pidspawn_set_exec_path(int pidfd, int dirfd, const char *path)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_EXEC_PATH, path, NULL,
+			       dirfd);
+}
+
+int pidspawn_set_argv(int pidfd, char *const argv[])
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_ARGV, NULL, argv, 0);
+}
+
+int pidspawn_set_envp(int pidfd, char *const envp[])
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_ENVP, NULL, envp, 0);
+}
+
+int pidspawn_set_cwd(int pidfd, int dirfd, const char *path)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_CWD, path, NULL, dirfd);
+}
+
+int pidspawn_inherit_fds(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_INHERIT_FDS, NULL, NULL, 0);
+}
+
+static int act_pair(int pidfd, unsigned int cmd, int fd, int newfd, int aux)
+{
+	struct pidfd_fd_pair pair = { .fd = fd, .newfd = newfd };
+
+	return pidspawn_config(pidfd, cmd, NULL, &pair, aux);
+}
+
+int pidspawn_act_dup2(int pidfd, int fd, int newfd)
+{
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_DUP2, fd, newfd, 0);
+}
+
+int pidspawn_act_close(int pidfd, int fd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_CLOSE, NULL, NULL, fd);
+}
+
+int pidspawn_act_open(int pidfd, int fd, const char *path, int flags,
+		      mode_t mode)
+{
+	struct open_how how = { .flags = (unsigned int)flags, .mode = mode };
+
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_OPEN, path, &how, fd);
+}
+
+int pidspawn_act_close_range(int pidfd, int first, int last,
+			     unsigned int flags)
+{
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_CLOSE_RANGE, first, last,
+			(int)flags);
+}
+
+int pidspawn_act_give_fd(int pidfd, int fd, int newfd)
+{
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_GIVE_FD, fd, newfd, 0);
+}
+
+int pidspawn_act_chdir(int pidfd, const char *path)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_CHDIR, path, NULL, 0);
+}
+
+int pidspawn_act_fchdir(int pidfd, int fd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_FCHDIR, NULL, NULL, fd);
+}
+
+int pidspawn_set_sigmask(int pidfd, const sigset_t *set)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SIGMASK, NULL, set,
+			       KSIGSET_SIZE);
+}
+
+int pidspawn_set_sigdefault(int pidfd, const sigset_t *set)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SIGDEFAULT, NULL, set,
+			       KSIGSET_SIZE);
+}
+
+int pidspawn_setsid(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SETSID, NULL, NULL, 0);
+}
+
+int pidspawn_setpgid(int pidfd, pid_t pgid)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SETPGID, NULL, NULL, pgid);
+}
+
+int pidspawn_resetids(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_RESETIDS, NULL, NULL, 0);
+}
+
+int pidspawn_set_scheduler(int pidfd, int policy,
+			   const struct sched_param *param)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SCHEDULER, NULL, param,
+			       policy);
+}
+
+int pidspawn_set_cgroup(int pidfd, int cgroupfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_CGROUP, NULL, NULL,
+			       cgroupfd);
+}
+
+pid_t pidspawn_start(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_START, NULL, NULL, 0);
+}
+
+/* waitid() on the pidfd, its result as a waitpid() status. */
+int pidspawn_wait(int pidfd, int *status)
+{
+	siginfo_t si = { 0 };
+
+	if (waitid(P_PIDFD, pidfd, &si, WEXITED) < 0)
+		return -1;
+	if (status)
+		*status = si.si_code == CLD_EXITED ? (si.si_status & 0xff) << 8 :
+			  si.si_code == CLD_DUMPED ? si.si_status | 0x80 :
+			  si.si_status;
+	return 0;
+}
+
+/* One message of a failed start, without its "e " and newline. */
+ssize_t pidspawn_error(int pidfd, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (size < 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = read(pidfd, buf, size - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	if (n >= 2 && buf[0] == 'e' && buf[1] == ' ') {
+		n -= 2;
+		memmove(buf, buf + 2, n + 1);
+	}
+	return n;
+}
+
+/*
+ * Is pidfd_config() there?  Asked only with an empty pidfd in hand: a
+ * kernel without the series fails pidfd_open(0, PIDFD_EMPTY) with EINVAL
+ * and is never sent system call 463 (which is another call on kernels
+ * from 6.13 on).  A known kernel answers EOPNOTSUPP to an unknown command,
+ * a kernel with PIDFD_EMPTY but no pidfd_config() ENOSYS.  0: cannot
+ * tell now (no free fd, no memory), ask again next time.
+ */
+static int probe(void)
+{
+	int fd = pidspawn_create(0), native;
+
+	if (fd < 0)
+		return errno == EMFILE || errno == ENFILE || errno == ENOMEM ||
+		       errno == EAGAIN ? 0 : PIDSPAWN_FALLBACK;
+	native = pidspawn_config(fd, ~0U, NULL, NULL, 0) < 0 &&
+		 errno == EOPNOTSUPP;
+	syscall(SYS_close, fd);		/* no cancellation point */
+	return native ? PIDSPAWN_NATIVE : PIDSPAWN_FALLBACK;
+}
+
+int pidspawn_backend(void)
+{
+	static int chosen;
+	int b = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
+	const char *env;
+
+	if (b)
+		return b;
+	env = getenv("PIDSPAWN_BACKEND");
+	if (env && !strcmp(env, "native"))
+		b = PIDSPAWN_NATIVE;
+	else if (env && !strcmp(env, "fallback"))
+		b = PIDSPAWN_FALLBACK;
+	else
+		b = probe();
+	if (!b)
+		return PIDSPAWN_FALLBACK;
+	/* Threads racing here compute the same answer. */
+	__atomic_store_n(&chosen, b, __ATOMIC_RELEASE);
+	return b;
+}

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * posix_spawn(), posix_spawnp(), pidfd_spawn(), pidfd_spawnp(): on a
+ * kernel with pidfd_config() one empty pidfd configured to do what
+ * glibc's child would do, in glibc's order (the kernel runs the steps in
+ * that order); else, and for the cases the kernel cannot express
+ * exactly (native_refuses() below), the clone() fallback.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include "pidspawn.h"
+#include "internal.h"
+
+/* glibc's confstr(_CS_PATH), its search path when PATH is unset. */
+#define DEFAULT_PATH	"/bin:/usr/bin"
+
+int search_init(struct search *st, const char *file)
+{
+	const char *path = getenv("PATH");
+
+	if (!path)
+		path = DEFAULT_PATH;
+	st->next = path;
+	st->file = file;
+	st->flen = strnlen(file, NAME_MAX + 1) + 1;
+	st->plen = strnlen(path, PATH_MAX - 1) + 1;
+	return st->flen - 1 > NAME_MAX ? ENAMETOOLONG : 0;
+}
+
+/*
+ * The next name to try in @buf (st->plen + st->flen + 1 bytes): element,
+ * '/', file; the file alone for an empty element.  An element too long
+ * for the buffer is passed over as glibc passes it, which tries the
+ * working directory in its place unless it is the last.  0 when done.
+ */
+int search_next(struct search *st, char *buf)
+{
+	const char *p = st->next, *end;
+	size_t n;
+
+	if (!p)
+		return 0;
+	end = strchrnul(p, ':');
+	st->next = *end ? end + 1 : NULL;
+	n = end - p;
+	if (n >= st->plen) {
+		if (!st->next)
+			return 0;
+		n = 0;
+	}
+	memcpy(buf, p, n);
+	buf[n] = '/';
+	memcpy(buf + n + (n > 0), st->file, st->flen);
+	return 1;
+}
+
+/* The errors on which glibc's search goes on to the next element. */
+int search_goes_on(int err)
+{
+	return err == EACCES || err == ENOENT || err == ESTALE ||
+	       err == ENOTDIR || err == ENODEV || err == ETIMEDOUT;
+}
+
+/* PIDSPAWN_TRACE=file: one line per call, how it was done (for tests). */
+static void trace(const struct spawn *s, const char *how, int err)
+{
+	const char *path = getenv("PIDSPAWN_TRACE");
+	char line[512];
+	int fd, n;
+
+	if (!path || !*path)
+		return;
+	n = snprintf(line, sizeof(line), "%s %s: %s: %d\n", s->name, s->file,
+		     how, err);
+	if (n < 0 || n >= (int)sizeof(line))
+		n = sizeof(line) - 1;
+	fd = syscall(SYS_openat, AT_FDCWD, path,
+		     O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (syscall(SYS_write, fd, line, n) < 0)
+		n = 0;
+	syscall(SYS_close, fd);
+}
+
+/*
+ * The cases where the kernel would not do what glibc does.  Each returns
+ * why (for the trace); the call then takes the fallback.
+ */
+static const char *native_refuses(const struct spawn *s)
+{
+	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
+	int n = s->fa ? s->fa->__used : 0;
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	int relative = s->file[0] != '/';
+
+	for (int i = 0; i < n; i++) {
+		switch (a[i].tag) {
+		case ACT_CHDIR:
+		case ACT_FCHDIR:
+			/*
+			 * glibc resolves a relative executable in the
+			 * child's new directory; the kernel resolves it at
+			 * configuration time in ours.  A PATH search with
+			 * relative elements is checked as it goes.
+			 */
+			if (relative && (!s->search || strchr(s->file, '/')))
+				return "relative path and chdir";
+			break;
+		case ACT_TCSETPGRP:
+			return "tcsetpgrp has no kernel command";
+		case ACT_OPEN:
+			/*
+			 * glibc opens at the lowest free fd and dup2()s to
+			 * the one asked for, which drops O_CLOEXEC unless
+			 * the two are the same; the kernel always keeps it.
+			 */
+			if (a[i].oflag & O_CLOEXEC)
+				return "open with O_CLOEXEC";
+			break;
+		case ACT_CLOSE:
+			/*
+			 * glibc fails closing an fd that is not open at or
+			 * above RLIMIT_NOFILE (lowered since the add); the
+			 * kernel never fails closing an fd that is not open.
+			 */
+			if (rl.rlim_cur == RLIM_INFINITY)
+				getrlimit(RLIMIT_NOFILE, &rl);
+			if ((rlim_t)a[i].fd >= rl.rlim_cur)
+				return "close beyond RLIMIT_NOFILE";
+			break;
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Our pidfd is in the child's inherited table until exec; where glibc's
+ * child would find that fd number closed, an action using it must not
+ * find the pidfd there instead.
+ */
+static int uses_fd(const struct spawn *s, int fd)
+{
+	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
+	int n = s->fa ? s->fa->__used : 0;
+
+	for (int i = 0; i < n; i++)
+		if ((a[i].tag == ACT_DUP2 || a[i].tag == ACT_FCHDIR) &&
+		    a[i].fd == fd)
+			return 1;
+	return 0;
+}
+
+/* open(2)'s view of flags and mode; the kernel takes them as openat2(2)
+ * does, which rejects unknown flags and a mode without O_CREAT/O_TMPFILE. */
+static void open_how_of(const struct action *a, int *flags, mode_t *mode)
+{
+	const int known = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC |
+			  O_APPEND | O_NONBLOCK | O_SYNC | O_DSYNC | O_ASYNC |
+			  O_DIRECT | O_DIRECTORY | O_NOFOLLOW | O_NOATIME |
+			  O_CLOEXEC | O_PATH | O_TMPFILE;
+
+	*flags = a->oflag & known;
+	if (*flags & O_PATH)
+		*flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC;
+	*mode = (*flags & O_CREAT) || (*flags & O_TMPFILE) == O_TMPFILE ?
+		a->mode & 07777 : 0;
+}
+
+/* Everything but the executable, in glibc's order; -1 on any error. */
+static int configure(const struct spawn *s, int pidfd)
+{
+	static const posix_spawnattr_t none;
+	const posix_spawnattr_t *at = s->attr ? s->attr : &none;
+	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
+	int n = s->fa ? s->fa->__used : 0, fl = at->__flags, err = 0;
+	struct sched_param sp = at->__sp;
+
+	err |= pidspawn_inherit_fds(pidfd);
+	/* Unset argv is empty and unset envp empty, as execve() takes NULL. */
+	if (s->argv)
+		err |= pidspawn_set_argv(pidfd, s->argv);
+	if (s->envp)
+		err |= pidspawn_set_envp(pidfd, s->envp);
+	if (fl & POSIX_SPAWN_SETSIGDEF)
+		err |= pidspawn_set_sigdefault(pidfd, &at->__sd);
+	if ((fl & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER)) ==
+	    POSIX_SPAWN_SETSCHEDPARAM)
+		err |= pidspawn_set_scheduler(pidfd, -1, &sp);
+	else if (fl & POSIX_SPAWN_SETSCHEDULER)
+		err |= pidspawn_set_scheduler(pidfd, at->__policy, &sp);
+	if (fl & POSIX_SPAWN_SETSID)
+		err |= pidspawn_setsid(pidfd);
+	if (fl & POSIX_SPAWN_SETPGROUP)
+		err |= pidspawn_setpgid(pidfd, at->__pgrp);
+	if (fl & POSIX_SPAWN_RESETIDS)
+		err |= pidspawn_resetids(pidfd);
+	if (fl & POSIX_SPAWN_SETCGROUP)
+		err |= pidspawn_set_cgroup(pidfd, ATTR_CGROUP(at));
+	for (int i = 0; i < n && !err; i++) {
+		int flags;
+		mode_t mode;
+
+		switch (a[i].tag) {
+		case ACT_CLOSE:
+			err = pidspawn_act_close(pidfd, a[i].fd);
+			break;
+		case ACT_OPEN:
+			open_how_of(&a[i], &flags, &mode);
+			err = pidspawn_act_open(pidfd, a[i].fd, a[i].path,
+						flags, mode);
+			break;
+		case ACT_DUP2:
+			err = pidspawn_act_dup2(pidfd, a[i].fd, a[i].newfd);
+			break;
+		case ACT_CHDIR:
+			err = pidspawn_act_chdir(pidfd, a[i].path);
+			break;
+		case ACT_FCHDIR:
+			err = pidspawn_act_fchdir(pidfd, a[i].fd);
+			break;
+		case ACT_CLOSEFROM:
+			err = pidspawn_act_close_range(pidfd, a[i].fd, -1, 0);
+			break;
+		default:
+			err = -1;
+			break;
+		}
+	}
+	/*
+	 * Always given, as glibc's child sets it: the attribute's, else ours
+	 * now (signals are all blocked around the start, see spawn_native()).
+	 * glibc unblocks its own signals whatever the set says.
+	 */
+	sigset_t mask = at->__ss;
+
+	if (!(fl & POSIX_SPAWN_SETSIGMASK))
+		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, KSIGSET_SIZE);
+	((unsigned long *)&mask)[0] &= ~GLIBC_SIGNALS;
+	err |= pidspawn_set_sigmask(pidfd, &mask);
+	return err ? -1 : 0;
+}
+
+/*
+ * The executable.  The kernel opens it now, before the attributes and
+ * file actions run; if it fails, glibc might have failed on one of those
+ * first, so any failure goes to the fallback, which fails as glibc does.
+ * @more: the search could still go on after this hit.
+ */
+static const char *set_exec(const struct spawn *s, int pidfd, int *more)
+{
+	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
+	int n = s->fa ? s->fa->__used : 0, chdirs = 0, eacces = 0;
+	struct search st;
+
+	*more = 0;
+	if (!s->search || strchr(s->file, '/'))
+		return pidspawn_set_exec_path(pidfd, AT_FDCWD, s->file) ?
+		       "executable not found" : NULL;
+	/* The search repeats glibc's in the caller, see search_next(). */
+	if (!*s->file || search_init(&st, s->file))
+		return "bad file name";
+	for (int i = 0; i < n; i++)
+		chdirs |= a[i].tag == ACT_CHDIR || a[i].tag == ACT_FCHDIR;
+	char buf[st.plen + st.flen + 1];
+	while (search_next(&st, buf)) {
+		if (buf[0] != '/' && chdirs)
+			return "relative PATH element and chdir";
+		if (!pidspawn_set_exec_path(pidfd, AT_FDCWD, buf)) {
+			*more = st.next || eacces;
+			return NULL;
+		}
+		if (!search_goes_on(errno))
+			break;
+		eacces |= errno == EACCES;
+	}
+	return "executable not found";
+}
+
+/* 0 or an error number, or -1 with *why: take the fallback. */
+static int spawn_native(struct spawn *s, const char **why)
+{
+	unsigned long all = ~0UL, old;
+	int pidfd, pid, err, more;
+
+	if ((*why = native_refuses(s)))
+		return -1;
+	pidfd = pidspawn_create(0);
+	if (pidfd < 0) {
+		*why = "no empty pidfd";	/* EMFILE: no free fd */
+		return -1;
+	}
+	if (uses_fd(s, pidfd))
+		*why = "an action names the pidfd's number";
+	else if (configure(s, pidfd))
+		*why = "configuration failed";
+	else
+		*why = set_exec(s, pidfd, &more);
+	if (*why) {
+		syscall(SYS_close, pidfd);
+		return -1;
+	}
+	/*
+	 * As glibc around its clone(): no handler of ours runs while the
+	 * start waits for the exec, and it cannot fail with EINTR.
+	 */
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KSIGSET_SIZE);
+	pid = pidspawn_start(pidfd);
+	err = pid < 0 ? errno : 0;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET_SIZE);
+	if (err || !s->want_pidfd)
+		syscall(SYS_close, pidfd);
+	if (err && more && search_goes_on(err)) {
+		/*
+		 * The exec itself (a script's missing interpreter, say)
+		 * may have failed where glibc searches on; so might a file
+		 * action, where it would not.  Only the fallback tells.
+		 */
+		*why = "exec failed during a PATH search";
+		return -1;
+	}
+	if (!err) {
+		s->pid = pid;
+		s->pidfd = pidfd;
+	}
+	return err;
+}
+
+static int spawn(struct spawn *s)
+{
+	const char *why = "fallback backend";
+	int err = -1;
+
+	if (pidspawn_backend() == PIDSPAWN_NATIVE)
+		err = spawn_native(s, &why);
+	if (err < 0)
+		err = spawn_fallback(s);
+	trace(s, err >= 0 && !why ? "native" : why, err);
+	return err;
+}
+
+static int spawn_call(const char *name, int search, int want_pidfd, int *out,
+		      const char *file, const posix_spawn_file_actions_t *fa,
+		      const posix_spawnattr_t *attr, char *const argv[],
+		      char *const envp[])
+{
+	struct spawn s = { .name = name, .file = file, .search = search,
+			   .want_pidfd = want_pidfd, .fa = fa, .attr = attr,
+			   .argv = argv, .envp = envp };
+	int err = spawn(&s);
+
+	if (!err && out)
+		*out = want_pidfd ? s.pidfd : s.pid;
+	return err;
+}
+
+int posix_spawn(pid_t *__restrict pid, const char *__restrict path,
+		const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *__restrict attr, char *const argv[],
+		char *const envp[])
+{
+	return spawn_call("posix_spawn", 0, 0, pid, path, fa, attr, argv, envp);
+}
+
+int posix_spawnp(pid_t *__restrict pid, const char *__restrict file,
+		 const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *__restrict attr, char *const argv[],
+		 char *const envp[])
+{
+	return spawn_call("posix_spawnp", 1, 0, pid, file, fa, attr, argv,
+			  envp);
+}
+
+int pidfd_spawn(int *__restrict pidfd, const char *__restrict path,
+		const posix_spawn_file_actions_t *fa,
+		const posix_spawnattr_t *__restrict attr, char *const argv[],
+		char *const envp[])
+{
+	return spawn_call("pidfd_spawn", 0, 1, pidfd, path, fa, attr, argv,
+			  envp);
+}
+
+int pidfd_spawnp(int *__restrict pidfd, const char *__restrict file,
+		 const posix_spawn_file_actions_t *fa,
+		 const posix_spawnattr_t *__restrict attr, char *const argv[],
+		 char *const envp[])
+{
+	return spawn_call("pidfd_spawnp", 1, 1, pidfd, file, fa, attr, argv,
+			  envp);
+}

@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * A test double of the kernel contract, for hosts without pidfd_config():
+ * LD_PRELOADed under the tests, it answers pidfd_open(0, PIDFD_EMPTY) and
+ * system call 463 in userspace (a fork()ed child runs the steps at START)
+ * so that the library's native path runs on the host.  It checks the
+ * library's side only: what it sends and in which order.  The real kernel
+ * is tested in the guest.
+ *
+ * Intercepts syscall() (the library's only way in), read() and close()
+ * (the failure messages and the end of an emulated pidfd).  The forked
+ * child must not take the lock it may have inherited held: it calls the
+ * real close() only.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+/* <linux/pidfd.h> wants <linux/fcntl.h>, which clashes with <fcntl.h>. */
+#define _LINUX_FCNTL_H
+#include <linux/openat2.h>
+#include <linux/pidfd.h>
+
+#ifndef __NR_pidfd_config
+#define __NR_pidfd_config 463
+#endif
+#define MAXFD		65536
+#define INTERNAL_FD	1000	/* the child's own fds live from here */
+
+struct act {
+	unsigned int cmd;
+	char *path;
+	int fd, newfd, aux;
+	struct open_how how;
+};
+
+struct empty {
+	int state;		/* 0 configuring, 1 started, 2 failed */
+	int exec_fd, cwd_fd, cgroup_fd, inherit;
+	char exec_path[4096];	/* what exec_fd is, for scripts */
+	char **argv, **envp;
+	int has_mask, has_def, setsid, setpgid, pgid, resetids, has_sched;
+	int policy;
+	struct sched_param sp;
+	unsigned long mask, def;
+	struct act *acts;
+	int nacts;
+	char msg[256];
+};
+
+static struct empty *table[MAXFD];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long (*real_syscall)(long, ...);
+static ssize_t (*real_read)(int, void *, size_t);
+static int (*real_close)(int);
+
+static void init(void)
+{
+	if (!real_syscall) {
+		real_read = dlsym(RTLD_NEXT, "read");
+		real_close = dlsym(RTLD_NEXT, "close");
+		real_syscall = dlsym(RTLD_NEXT, "syscall");
+	}
+}
+
+static long fail(int err)
+{
+	errno = err;
+	return -1;
+}
+
+static char **copy_vec(char *const *v)
+{
+	int n = 0;
+	char **c;
+
+	while (v[n])
+		n++;
+	c = calloc(n + 1, sizeof(*c));
+	for (int i = 0; i < n; i++)
+		c[i] = strdup(v[i]);
+	return c;
+}
+
+static void drop(int fd)
+{
+	struct empty *e = table[fd];
+
+	if (!e)
+		return;
+	table[fd] = NULL;
+	for (int i = 0; i < e->nacts; i++) {
+		free(e->acts[i].path);
+		if (e->acts[i].cmd == PIDFD_CONFIG_ACT_GIVE_FD)
+			real_close(e->acts[i].fd);
+	}
+	free(e->acts);
+	if (e->exec_fd >= 0)
+		real_close(e->exec_fd);
+	if (e->cwd_fd >= 0)
+		real_close(e->cwd_fd);
+	if (e->cgroup_fd >= 0)
+		real_close(e->cgroup_fd);
+	free(e);
+}
+
+static int is_internal(int fd)
+{
+	return fd >= INTERNAL_FD;
+}
+
+static void child_close(int fd)
+{
+	if (!is_internal(fd))
+		real_close(fd);
+}
+
+/* The steps at START, in the contract's order; returns errno and a step. */
+static int child_steps(struct empty *e, const char **step)
+{
+	int fd, fl;
+
+	/* The kernel creates the child there; joining first is as good. */
+	*step = "cgroup";
+	if (e->cgroup_fd >= 0) {
+		fd = openat(e->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			return errno;
+		real_close(fd);
+	}
+	*step = "sigdefault";
+	for (int sig = 1; e->has_def && sig <= 64; sig++)
+		if (e->def >> (sig - 1) & 1 && sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	*step = "scheduler";
+	if (e->has_sched && (e->policy < 0 ? sched_setparam(0, &e->sp) :
+			     sched_setscheduler(0, e->policy, &e->sp)))
+		return errno;
+	*step = "setsid";
+	if (e->setsid && setsid() < 0)
+		return errno;
+	*step = "setpgid";
+	if (e->setpgid && setpgid(0, e->pgid))
+		return errno;
+	*step = "resetids";
+	if (e->resetids && (setresuid(-1, getuid(), -1) ||
+			    setresgid(-1, getgid(), -1)))
+		return errno;
+	if (!e->inherit)
+		for (fd = 3; fd < INTERNAL_FD; fd++)
+			real_close(fd);
+	*step = "cwd";
+	if (e->cwd_fd >= 0 && fchdir(e->cwd_fd))
+		return errno;
+	for (int i = 0; i < e->nacts; i++) {
+		struct act *a = &e->acts[i];
+
+		*step = "action";
+		switch (a->cmd) {
+		case PIDFD_CONFIG_ACT_DUP2:
+			if (is_internal(a->fd) || fcntl(a->fd, F_GETFD) < 0)
+				return EBADF;
+			if (a->fd == a->newfd) {
+				fl = fcntl(a->fd, F_GETFD);
+				fcntl(a->fd, F_SETFD, fl & ~FD_CLOEXEC);
+			} else if (dup2(a->fd, a->newfd) < 0) {
+				return errno;
+			}
+			break;
+		case PIDFD_CONFIG_ACT_CLOSE:
+			child_close(a->aux);
+			break;
+		case PIDFD_CONFIG_ACT_OPEN:
+			fd = syscall(SYS_openat2, AT_FDCWD, a->path, &a->how,
+				     sizeof(a->how));
+			if (fd < 0)
+				return errno;
+			if (fd != a->aux) {
+				if (dup3(fd, a->aux, a->how.flags & O_CLOEXEC) < 0)
+					return errno;
+				real_close(fd);
+			}
+			break;
+		case PIDFD_CONFIG_ACT_CLOSE_RANGE:
+			for (fd = a->fd; fd < INTERNAL_FD &&
+			     (a->newfd < 0 || fd <= a->newfd); fd++)
+				if (a->aux)
+					fcntl(fd, F_SETFD, FD_CLOEXEC);
+				else
+					real_close(fd);
+			break;
+		case PIDFD_CONFIG_ACT_GIVE_FD:
+			if (dup2(a->fd, a->newfd) < 0)
+				return errno;
+			break;
+		case PIDFD_CONFIG_ACT_CHDIR:
+			if (chdir(a->path))
+				return errno;
+			break;
+		case PIDFD_CONFIG_ACT_FCHDIR:
+			if (is_internal(a->aux))
+				return EBADF;
+			if (fchdir(a->aux))
+				return errno;
+			break;
+		}
+	}
+	*step = "sigmask";
+	if (e->has_mask)
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &e->mask, NULL, 8);
+	/* By path: a script's interpreter could not open a close-on-exec fd. */
+	*step = "exec";
+	char *none[] = { NULL };
+	execve(e->exec_path, e->argv ? e->argv : none, e->envp ? e->envp : none);
+	return errno;
+}
+
+static long start(int pidfd, struct empty *e)
+{
+	int pipefd[2], err = 0, st, pfd;
+	const char *step = "?";
+	struct { int err; char step[32]; } rep = { 0 };
+	pid_t pid;
+
+	if (e->exec_fd < 0)
+		return fail(EINVAL);
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int w = fcntl(pipefd[1], F_DUPFD_CLOEXEC, INTERNAL_FD + 10);
+
+		real_close(pipefd[0]);
+		real_close(pipefd[1]);
+		e->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, INTERNAL_FD + 20);
+		if (e->cgroup_fd >= 0)
+			e->cgroup_fd = fcntl(e->cgroup_fd, F_DUPFD_CLOEXEC, INTERNAL_FD + 25);
+		if (e->cwd_fd >= 0)
+			e->cwd_fd = fcntl(e->cwd_fd, F_DUPFD_CLOEXEC, INTERNAL_FD + 30);
+		for (int i = 0; i < e->nacts; i++)
+			if (e->acts[i].cmd == PIDFD_CONFIG_ACT_GIVE_FD)
+				e->acts[i].fd = fcntl(e->acts[i].fd, F_DUPFD_CLOEXEC,
+						      INTERNAL_FD + 40 + i);
+		rep.err = child_steps(e, &step);
+		snprintf(rep.step, sizeof(rep.step), "%s", step);
+		if (write(w, &rep, sizeof(rep)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	real_close(pipefd[1]);
+	if (pid < 0) {
+		err = errno;
+		real_close(pipefd[0]);
+		return fail(err);
+	}
+	if (real_read(pipefd[0], &rep, sizeof(rep)) == sizeof(rep)) {
+		waitpid(pid, &st, 0);
+		real_close(pipefd[0]);
+		e->state = 2;
+		snprintf(e->msg, sizeof(e->msg), "e %s: %s\n", rep.step,
+			 strerror(rep.err));
+		return fail(rep.err);
+	}
+	real_close(pipefd[0]);
+	/* From now on the fd is a real pidfd for the child (still EBUSY). */
+	pfd = real_syscall(SYS_pidfd_open, pid, 0);
+	dup3(pfd, pidfd, O_CLOEXEC);
+	real_close(pfd);
+	e->state = 1;
+	return pid;
+}
+
+/* The executable's path now, to exec it by. */
+static int pin(struct empty *e)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", e->exec_fd);
+	n = readlink(link, e->exec_path, sizeof(e->exec_path) - 1);
+	if (n < 0)
+		return -1;
+	e->exec_path[n] = '\0';
+	return 0;
+}
+
+static long config(int fd, unsigned int cmd, const char *key,
+		   const void *value, int aux)
+{
+	struct empty *e = fd >= 0 && fd < MAXFD ? table[fd] : NULL;
+	const struct pidfd_fd_pair *pair = value;
+	struct act a = { .cmd = cmd };
+	int takes_key = 0, takes_value = 0, takes_aux = 0;
+
+	if (!e)
+		return fail(fd >= 0 && fd < MAXFD && fcntl(fd, F_GETFD) >= 0 ?
+			    EINVAL : EBADF);
+	if (cmd > PIDFD_CONFIG_START)
+		return fail(EOPNOTSUPP);
+	if (e->state)
+		return fail(EBUSY);
+	switch (cmd) {
+	case PIDFD_CONFIG_SET_EXEC_PATH: case PIDFD_CONFIG_SET_CWD:
+	case PIDFD_CONFIG_ACT_OPEN:
+		takes_key = takes_aux = 1;
+		takes_value = cmd == PIDFD_CONFIG_ACT_OPEN;
+		break;
+	case PIDFD_CONFIG_ACT_CHDIR:
+		takes_key = 1;
+		break;
+	case PIDFD_CONFIG_SET_ARGV: case PIDFD_CONFIG_SET_ENVP:
+	case PIDFD_CONFIG_ACT_DUP2: case PIDFD_CONFIG_ACT_GIVE_FD:
+		takes_value = 1;
+		break;
+	case PIDFD_CONFIG_ACT_CLOSE_RANGE: case PIDFD_CONFIG_SET_SIGMASK:
+	case PIDFD_CONFIG_SET_SIGDEFAULT: case PIDFD_CONFIG_SET_SCHEDULER:
+		takes_value = takes_aux = 1;
+		break;
+	case PIDFD_CONFIG_SET_EXEC_FD: case PIDFD_CONFIG_ACT_CLOSE:
+	case PIDFD_CONFIG_ACT_FCHDIR: case PIDFD_CONFIG_SETPGID:
+	case PIDFD_CONFIG_SET_CGROUP:
+		takes_aux = 1;
+		break;
+	}
+	if ((key && !takes_key) || (value && !takes_value) || (aux && !takes_aux))
+		return fail(EINVAL);
+	switch (cmd) {
+	case PIDFD_CONFIG_SET_EXEC_FD:
+		if (e->exec_fd >= 0)
+			real_close(e->exec_fd);
+		e->exec_fd = fcntl(aux, F_DUPFD_CLOEXEC, 3);
+		return e->exec_fd < 0 ? -1 : pin(e);
+	case PIDFD_CONFIG_SET_EXEC_PATH: {
+		struct stat st;
+		int x = openat(aux, key, O_PATH | O_CLOEXEC);
+
+		if (x < 0)
+			return -1;
+		if (fstat(x, &st) || !S_ISREG(st.st_mode) ||
+		    faccessat(aux, key, X_OK, AT_EACCESS)) {
+			real_close(x);
+			return fail(EACCES);
+		}
+		if (e->exec_fd >= 0)
+			real_close(e->exec_fd);
+		e->exec_fd = x;
+		return pin(e);
+	}
+	case PIDFD_CONFIG_SET_ARGV:
+		e->argv = copy_vec(value);	/* leaks: a test double */
+		return 0;
+	case PIDFD_CONFIG_SET_ENVP:
+		e->envp = copy_vec(value);
+		return 0;
+	case PIDFD_CONFIG_SET_CWD:
+		e->cwd_fd = openat(aux, key ? key : ".", O_PATH | O_DIRECTORY |
+				   O_CLOEXEC);
+		return e->cwd_fd < 0 ? -1 : 0;
+	case PIDFD_CONFIG_INHERIT_FDS:
+		e->inherit = 1;
+		return 0;
+	case PIDFD_CONFIG_SET_SIGMASK:
+	case PIDFD_CONFIG_SET_SIGDEFAULT:
+		if (aux != 8)
+			return fail(EINVAL);
+		*(cmd == PIDFD_CONFIG_SET_SIGMASK ? &e->mask : &e->def) =
+			*(const unsigned long *)value;
+		*(cmd == PIDFD_CONFIG_SET_SIGMASK ? &e->has_mask : &e->has_def) = 1;
+		return 0;
+	case PIDFD_CONFIG_SETSID:
+		e->setsid = 1;
+		return 0;
+	case PIDFD_CONFIG_SETPGID:
+		e->setpgid = 1;
+		e->pgid = aux;
+		return 0;
+	case PIDFD_CONFIG_RESETIDS:
+		e->resetids = 1;
+		return 0;
+	case PIDFD_CONFIG_SET_SCHEDULER:
+		e->has_sched = 1;
+		e->policy = aux;
+		e->sp = *(const struct sched_param *)value;
+		return 0;
+	case PIDFD_CONFIG_SET_CGROUP:
+		if (e->cgroup_fd >= 0)
+			real_close(e->cgroup_fd);
+		e->cgroup_fd = fcntl(aux, F_DUPFD_CLOEXEC, 3);
+		return e->cgroup_fd < 0 ? -1 : 0;
+	case PIDFD_CONFIG_START:
+		return start(fd, e);
+	}
+	/* The actions. */
+	if (pair) {
+		a.fd = pair->fd;
+		a.newfd = pair->newfd;
+	}
+	a.aux = aux;
+	if (key)
+		a.path = strdup(key);
+	if (cmd == PIDFD_CONFIG_ACT_OPEN)
+		a.how = *(const struct open_how *)value;
+	if (cmd == PIDFD_CONFIG_ACT_OPEN && (a.how.mode & ~07777 ||
+	    (a.how.mode && !(a.how.flags & (O_CREAT | __O_TMPFILE))))) {
+		free(a.path);
+		return fail(EINVAL);	/* as openat2() */
+	}
+	if (cmd == PIDFD_CONFIG_ACT_GIVE_FD &&
+	    (a.fd = fcntl(pair->fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	e->acts = realloc(e->acts, (e->nacts + 1) * sizeof(*e->acts));
+	e->acts[e->nacts++] = a;
+	return 0;
+}
+
+long syscall(long nr, ...)
+{
+	long a[6];
+	va_list ap;
+	long ret;
+
+	init();
+	va_start(ap, nr);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	if (nr == SYS_pidfd_open && a[0] == 0 && (a[1] & PIDFD_EMPTY)) {
+		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		struct empty *e;
+
+		if (fd < 0)
+			return -1;
+		e = calloc(1, sizeof(*e));
+		e->exec_fd = e->cwd_fd = e->cgroup_fd = -1;
+		pthread_mutex_lock(&lock);
+		drop(fd);
+		table[fd] = e;
+		pthread_mutex_unlock(&lock);
+		return fd;
+	}
+	if (nr == __NR_pidfd_config) {
+		pthread_mutex_lock(&lock);
+		ret = config(a[0], a[1], (const char *)a[2], (const void *)a[3],
+			     a[4]);
+		pthread_mutex_unlock(&lock);
+		return ret;
+	}
+	if (nr == SYS_close && a[0] >= 0 && a[0] < MAXFD) {
+		pthread_mutex_lock(&lock);
+		drop(a[0]);
+		pthread_mutex_unlock(&lock);
+	}
+	return real_syscall(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+int close(int fd)
+{
+	init();
+	if (fd >= 0 && fd < MAXFD) {
+		pthread_mutex_lock(&lock);
+		drop(fd);
+		pthread_mutex_unlock(&lock);
+	}
+	return real_close(fd);
+}
+
+ssize_t read(int fd, void *buf, size_t n)
+{
+	struct empty *e;
+	size_t len;
+
+	init();
+	e = fd >= 0 && fd < MAXFD ? table[fd] : NULL;
+	if (!e || e->state == 1)
+		return real_read(fd, buf, n);
+	if (!e->msg[0])
+		return fail(ENODATA);
+	len = strlen(e->msg);
+	len = len < n ? len : n;
+	memcpy(buf, e->msg, len);
+	e->msg[0] = '\0';
+	return len;
+}
