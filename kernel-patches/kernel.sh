@@ -174,7 +174,7 @@ export_series() {
 	local tmp
 	tmp=$(mktemp -d)
 	git -C "$kdev" format-patch -q --cover-letter --cover-from-description=subject \
-		--no-signature --base=pristine -o "$tmp" pristine..HEAD
+		--base=pristine -o "$tmp" pristine..HEAD
 	rm -f "$here"/*.patch
 	mv "$tmp"/*.patch "$here"/
 	rmdir "$tmp"
