@@ -4,6 +4,7 @@
 #   make run       build what is missing, boot the guest, run the demo
 #   make check     host checks and suites, then all guest suites
 #   make shell     an interactive guest shell
+#   make bench     spawn ratios (fork, vfork, pidfd_config) in one guest run
 #   make check KCONFIG=debug   the same on the KASAN/lockdep/kmemleak kernel
 #   make kernel-tree / make kernel-patches   the kernel development loop
 
@@ -18,8 +19,8 @@ BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
 GUEST_TIMEOUT ?= 3600
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
-.PHONY: all deps kernel image userspace run shell check check-debug \
-	kernel-tree kernel-patches clean
+.PHONY: all deps kernel image userspace run shell bench check check-debug \
+	kernel-tree kernel-patches series-check clean
 
 all: kernel image userspace
 
@@ -43,6 +44,16 @@ run: kernel image userspace
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
 		$(GUEST_OPTS) $(BUILD)/run; rc=$$?; cat $(BUILD)/run/job.out; exit $$rc
 
+BENCH_ARGS ?= 200 0 256
+
+bench: kernel image userspace
+	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
+	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/bench/userspace
+	@printf '%s\n' 'uname -sr' 'nproc' 'cd userspace && ./demo/pidspawn-bench $(BENCH_ARGS)' \
+		> $(BUILD)/bench/job.sh
+	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
+		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; exit $$rc
+
 shell: kernel image userspace
 	@rm -rf $(BUILD)/shell && mkdir -p $(BUILD)/shell
 	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/shell/userspace
@@ -63,6 +74,10 @@ kernel-tree: deps
 
 kernel-patches:
 	@kernel-patches/kernel.sh export-series
+
+# Every patch of the series builds on its own (slow: one build a patch).
+series-check: deps
+	@kernel-patches/kernel.sh each-patch
 
 clean:
 	rm -rf build

@@ -7,6 +7,7 @@
 #   kernel.sh build           tree + config + bzImage + headers + kselftests
 #   kernel.sh dev-tree        hand out a tree for hacking (git clone)
 #   kernel.sh export-series   regenerate kernel-patches/ from the dev tree
+#   kernel.sh each-patch      build the kernel at every patch of the series
 #
 # Environment: PIDSPAWN_CACHE (cache root), KCONFIG (default|debug),
 # KDEV (dev tree path), JOBS.
@@ -181,11 +182,39 @@ export_series() {
 	say "kernel-patches/ regenerated: $(ls "$here"/*.patch | wc -l) files"
 }
 
+# Build the kernel at every patch of the series, in order, so that each
+# patch is known to build on its own (and the selftests at the last one).
+each_patch() {
+	local wt=$cache/linux-each kb=$cache/kbuild/each n=0 commit subject
+	patched_tree
+	configure
+	rm -rf "$wt"
+	git -C "$tree" worktree prune
+	git -C "$tree" worktree add -q --detach "$wt" pristine
+	mkdir -p "$kb"
+	cp "$kbuild/.config" "$kb/.config"
+	for commit in $(git -C "$tree" rev-list --reverse pristine..series); do
+		n=$((n + 1))
+		subject=$(git -C "$tree" log -1 --format=%s "$commit")
+		git -C "$wt" checkout -q --detach "$commit"
+		if make -s -C "$wt" O="$kb" olddefconfig >/dev/null &&
+		   make -s -C "$wt" O="$kb" -j"$jobs" CC="ccache gcc" bzImage \
+			> "$kb/build-$n.log" 2>&1; then
+			say "patch $n builds: $subject"
+		else
+			tail -20 "$kb/build-$n.log" >&2
+			die "patch $n does not build: $subject"
+		fi
+	done
+	git -C "$tree" worktree remove --force "$wt"
+}
+
 case "${1:-build}" in
 tree) patched_tree ;;
 build) build ;;
 dev-tree) dev_tree ;;
 export-series) export_series ;;
+each-patch) each_patch ;;
 path) echo "$kbuild" ;;
 *) die "unknown command $1" ;;
 esac

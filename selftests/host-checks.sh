@@ -43,7 +43,8 @@ tap_end
 tap_begin docs man-pages
 for page in "$top"/docs/man*/*.[0-9]; do
 	[ -f "$page" ] || continue
-	warnings=$(groff -t -man -ww -z "$page" 2>&1)
+	# From docs/, where ".so man3/page.3" links resolve, as man(1) does.
+	warnings=$(cd "$top/docs" && groff -t -man -ww -z "${page#"$top"/docs/}" 2>&1)
 	[ -z "$warnings" ] || printf '%s\n' "$warnings" | head -10 | sed 's/^/# /' >> "$out"
 	[ -z "$warnings" ]
 	tap $? "man -l ${page#"$top"/} renders without warnings"

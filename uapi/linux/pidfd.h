@@ -19,28 +19,30 @@
 
 /*
  * Commands for pidfd_config(pidfd, cmd, key, value, aux) on a pidfd from
- * pidfd_open(0, PIDFD_EMPTY).  Arguments a command does not take must be
- * NULL or 0.  ACT commands are applied in the child, in the order given,
- * on the child's own file table and working directory.
+ * pidfd_open(0, PIDFD_EMPTY); arguments a command does not take must be
+ * NULL or 0. SET commands replace an earlier setting. ACT commands are
+ * applied in the child, in the order given, to its own file table and
+ * working directory; their descriptors are the child's, except the source
+ * of ACT_GIVE_FD. See Documentation/userspace-api/pidfd_config.rst.
  */
 enum pidfd_config_cmd {
-	PIDFD_CONFIG_SET_EXEC_FD	= 0,	/* aux: executable fd, O_PATH allowed */
-	PIDFD_CONFIG_SET_EXEC_PATH	= 1,	/* key: path, aux: dirfd or AT_FDCWD */
-	PIDFD_CONFIG_SET_ARGV		= 2,	/* value: NULL-terminated char *[] */
-	PIDFD_CONFIG_SET_ENVP		= 3,	/* value: NULL-terminated char *[] */
-	PIDFD_CONFIG_SET_CWD		= 4,	/* key: path or NULL, aux: dirfd or AT_FDCWD */
-	PIDFD_CONFIG_INHERIT_FDS	= 5,	/* start from a copy of the caller's fd table */
+	PIDFD_CONFIG_SET_EXEC_FD	= 0,	/* aux: fd, may be O_PATH */
+	PIDFD_CONFIG_SET_EXEC_PATH	= 1,	/* key: path, aux: dirfd */
+	PIDFD_CONFIG_SET_ARGV		= 2,	/* value: char *[] */
+	PIDFD_CONFIG_SET_ENVP		= 3,	/* value: char *[] */
+	PIDFD_CONFIG_SET_CWD		= 4,	/* key: path or NULL, aux: dirfd */
+	PIDFD_CONFIG_INHERIT_FDS	= 5,	/* copy the caller's file table */
 	PIDFD_CONFIG_ACT_DUP2		= 6,	/* value: struct pidfd_fd_pair */
 	PIDFD_CONFIG_ACT_CLOSE		= 7,	/* aux: fd */
 	PIDFD_CONFIG_ACT_OPEN		= 8,	/* key: path, value: struct open_how, aux: fd */
-	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 9,	/* value: struct pidfd_fd_pair, aux: CLOSE_RANGE_CLOEXEC or 0 */
-	PIDFD_CONFIG_ACT_GIVE_FD	= 10,	/* value: struct pidfd_fd_pair, .fd is the caller's */
+	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 9,	/* value: struct pidfd_fd_pair, aux: flags */
+	PIDFD_CONFIG_ACT_GIVE_FD	= 10,	/* value: struct pidfd_fd_pair */
 	PIDFD_CONFIG_ACT_CHDIR		= 11,	/* key: path */
 	PIDFD_CONFIG_ACT_FCHDIR		= 12,	/* aux: fd */
 	PIDFD_CONFIG_SET_SIGMASK	= 13,	/* value: sigset, aux: its size */
 	PIDFD_CONFIG_SET_SIGDEFAULT	= 14,	/* value: sigset, aux: its size */
 	PIDFD_CONFIG_SETSID		= 15,
-	PIDFD_CONFIG_SETPGID		= 16,	/* aux: process group, 0 for a new one */
+	PIDFD_CONFIG_SETPGID		= 16,	/* aux: process group, 0: a new one */
 	PIDFD_CONFIG_RESETIDS		= 17,
 	PIDFD_CONFIG_SET_SCHEDULER	= 18,	/* value: struct sched_param, aux: policy or -1 */
 	PIDFD_CONFIG_SET_CGROUP		= 19,	/* aux: cgroup2 directory fd */
@@ -48,9 +50,10 @@ enum pidfd_config_cmd {
 };
 
 /*
- * Two descriptors for the ACT commands: DUP2 makes @newfd a copy of @fd;
- * CLOSE_RANGE closes @fd to @newfd (-1: to the last); GIVE_FD installs the
- * caller's @fd, captured when the command is given, as the child's @newfd.
+ * For ACT_DUP2, @newfd becomes a copy of @fd; for ACT_CLOSE_RANGE, @fd to
+ * @newfd are closed (or with CLOSE_RANGE_CLOEXEC in aux, marked), -1 as
+ * @newfd meaning the highest; for ACT_GIVE_FD, the caller's @fd, taken
+ * when the command is given, becomes the child's @newfd.
  */
 struct pidfd_fd_pair {
 	__s32 fd;
