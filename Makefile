@@ -16,7 +16,10 @@ BUILD := $(CURDIR)/build/$(KCONFIG)
 KBUILD := $(PIDSPAWN_CACHE)/kbuild/$(KCONFIG)
 KTREE := $(PIDSPAWN_CACHE)/linux
 BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
-GUEST_TIMEOUT ?= 3600
+# The debug kernel (KASAN, lockdep, kmemleak) is several times slower.
+GUEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),10800,3600)
+PIDSPAWN_TEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),3600,900)
+export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
 .PHONY: all deps kernel image userspace run shell bench check check-debug \
