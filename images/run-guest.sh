@@ -39,17 +39,19 @@ log=${log:-$share/serial.log}
 [ -f "$kernel" ] || { echo "run-guest: no kernel $kernel" >&2; exit 2; }
 [ -f "$image" ] || { echo "run-guest: no image $image" >&2; exit 2; }
 
-rm -f "$share/job.status" "$share/interactive"
+rm -f "$share/job.status" "$share/dmesg.txt" "$share/interactive"
 [ "$interactive" = 1 ] && touch "$share/interactive"
 
 # no5lvl: TCG's "max" CPU has LA57, and stock 6.12 clears the LA57 feature
 # bit for a moment in identify_cpu(); an interrupt in that window makes
 # KASAN report the 5-level direct map as a wild access. A 2 GiB guest
 # gains nothing from 5-level paging.
+# loglevel=5: WARN() and lockdep print at KERN_WARNING; a quieter console
+# would hide them from the serial log the run is judged on.
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
 	-nographic -no-reboot
 	-kernel "$kernel"
-	-append "console=ttyS0 root=/dev/vda rw init=/sbin/pidspawn-init panic=-1 no5lvl quiet loglevel=4"
+	-append "console=ttyS0 root=/dev/vda rw init=/sbin/pidspawn-init panic=-1 no5lvl loglevel=5"
 	-drive "file=$image,format=raw,if=virtio,snapshot=on"
 	-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host"
 	-device virtio-rng-pci)
@@ -78,7 +80,11 @@ fi
 
 # Kernel reports that fail the run whatever the job said.
 bad='Kernel panic|BUG:|WARNING:|Oops|KASAN|UBSAN|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|unreferenced object|new suspected memory leaks|general protection fault|list_add corruption|list_del corruption|refcount_t:|ODEBUG:|KFENCE:'
-if grep -aEn "$bad" "$log" > "$share/kernel-reports.txt"; then
+# The serial log holds what the guest printed up to a crash; the guest's
+# dmesg, saved at the end, holds the rest whatever its level.
+logs=("$log")
+[ -f "$share/dmesg.txt" ] && logs+=("$share/dmesg.txt")
+if grep -aEn "$bad" "${logs[@]}" > "$share/kernel-reports.txt"; then
 	echo "run-guest: FAIL: the kernel log has reports (serial log: $log):" >&2
 	head -20 "$share/kernel-reports.txt" >&2
 	fail=1

@@ -52,7 +52,8 @@ JOB
 awk '{ print $1 }' "$share/guest.suites" | awk '!seen[$0]++' >> "$results/suites.order"
 cp -a "$share/results/." "$results/" 2>/dev/null
 cp "$share/serial.log" "$results/serial.log" 2>/dev/null
+cp "$share/dmesg.txt" "$results/dmesg.txt" 2>/dev/null
 echo guest >> "$results/suites.order"
 
-echo "check: TAP output and the serial log are in $results" >&2
+echo "check: TAP output, the serial log and the guest dmesg are in $results" >&2
 "$top/selftests/summarize.sh" "$results"
