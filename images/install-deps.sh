@@ -5,9 +5,9 @@
 set -euo pipefail
 
 packages=(
-	# kernel build
+	# kernel build (headers_install, and so the kselftests, needs rsync)
 	linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
-	xz-utils git ccache perl python3
+	xz-utils git ccache perl python3 rsync
 	# kselftests (clone3 links libcap) and the userspace library
 	libc6-dev libcap-dev pkg-config
 	# guest
