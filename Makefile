@@ -23,7 +23,7 @@ export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
 .PHONY: all deps kernel image userspace run shell bench check check-debug \
-	kernel-tree kernel-patches series-check clean
+	kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
 
@@ -81,6 +81,11 @@ kernel-patches:
 # Every patch of the series builds on its own (slow: one build a patch).
 series-check: deps
 	@kernel-patches/kernel.sh each-patch
+
+# The README's two commands on a brand-new Debian 12 root (debootstrap,
+# chroot, a clone of HEAD, empty caches): slow (~25+ min), not part of CI.
+fresh-check:
+	@images/fresh-check.sh
 
 clean:
 	rm -rf build

@@ -15,26 +15,8 @@ if [ -f "$image" ]; then
 	exit 0
 fi
 
-# The mirror comes from this machine's apt configuration: the first
-# deb822 stanza or sources.list line that serves bookworm itself.
-mirror() {
-	local f
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] || continue
-		awk 'BEGIN { RS = ""; FS = "\n" }
-		     {
-			uri = ""; ok = 0
-			for (i = 1; i <= NF; i++) {
-				if ($i ~ /^URIs:/) { split($i, u, " "); uri = u[2] }
-				if ($i ~ /^Suites:/ && $i ~ /[ \t]bookworm([ \t]|$)/) ok = 1
-			}
-			if (ok && uri != "") { print uri; exit }
-		     }' "$f"
-	done
-	if [ -f /etc/apt/sources.list ]; then
-		awk '$1 == "deb" && $3 == "bookworm" { print $2 }' /etc/apt/sources.list
-	fi
-}
+# The mirror comes from this machine's apt configuration.
+. "$here/mirror.sh"
 url=$(mirror | head -n1)
 [ -n "$url" ] || { echo "images: no bookworm mirror in the apt configuration" >&2; exit 1; }
 
