@@ -10,7 +10,9 @@
 #   fresh-check.sh
 #
 # Environment: FRESH_DIR (where the work folder goes, default /var/tmp),
-# FRESH_KEEP=1 (keep the root afterwards; the logs are always kept).
+# FRESH_REPO (where in the root the clone goes, default /root/pidspawn: in
+# root's home, as root would clone it), FRESH_KEEP=1 (keep the root
+# afterwards; the logs and make check's results are always kept).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,6 +42,8 @@ work=$(mktemp -d "${FRESH_DIR:-/var/tmp}/pidspawn-fresh.XXXXXX")
 work=$(cd "$work" && pwd -P)
 root=$work/root
 mkdir "$root"
+repo=${FRESH_REPO:-/root/pidspawn}
+case "$repo" in /?*) ;; *) die "FRESH_REPO must be an absolute path" ;; esac
 
 mounts_under_root() {
 	findmnt -rn -o TARGET | awk -v r="$root" 'index($0, r "/") == 1' | sort -r
@@ -59,6 +63,8 @@ cleanup() {
 	for m in $(mounts_under_root); do
 		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true
 	done
+	[ -d "$root$repo/build/default/results" ] &&
+		cp -a "$root$repo/build/default/results" "$work/results"
 	left=$(mounts_under_root)
 	if [ -n "$left" ]; then
 		say "still mounted, root left in place: $left"
@@ -104,9 +110,10 @@ cp -L --remove-destination /etc/hosts "$root/etc/hosts"
 
 # The repository: a fresh clone of HEAD, so only committed files count.
 head=$(git -C "$top" rev-parse HEAD)
-git clone -q --no-hardlinks "$top" "$root/root/pidspawn"
-git -C "$root/root/pidspawn" checkout -q --detach "$head"
-say "repository: fresh git clone of HEAD $(git -C "$top" log -1 --format='%h %s' "$head")"
+mkdir -p "$(dirname "$root$repo")"
+git clone -q --no-hardlinks "$top" "$root$repo"
+git -C "$root$repo" checkout -q --detach "$head"
+say "repository: fresh git clone of HEAD $(git -C "$top" log -1 --format='%h %s' "$head") in $repo"
 say "  only committed files are tested; uncommitted changes in $top are not"
 dirty=$(git -C "$top" status --porcelain --untracked-files=no | wc -l)
 [ "$dirty" = 0 ] || say "  ($dirty tracked files there differ from HEAD and are left out)"
@@ -122,7 +129,7 @@ inside() {
 	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		PIDSPAWN_CACHE=$cache/pidspawn CCACHE_DIR=$cache/ccache \
-		/bin/sh -c "cd /root/pidspawn && $1"
+		/bin/sh -c "cd '$repo' && $1"
 }
 [ ! -e "$root$cache" ] || die "$cache exists in the new root"
 say "caches: PIDSPAWN_CACHE=$cache/pidspawn CCACHE_DIR=$cache/ccache in the root, empty"
@@ -147,7 +154,10 @@ if [ "$rc_run" = 0 ]; then
 	rc_check=${PIPESTATUS[0]}
 	set -e
 	t_check=$((SECONDS - t0))
-	last=$(tail -n1 "$work/make-check.log" | sed 's/^\[[0-9:]*\] //')
+	# The summary line (on failure make itself prints one more line).
+	last=$(sed 's/^\[[0-9:]*\] //' "$work/make-check.log" |
+		grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' | tail -n1)
+	[ -n "$last" ] || last="(no summary) $(tail -n1 "$work/make-check.log")"
 	say "phase 3: make check exited $rc_check after $(fmt $t_check)"
 fi
 
@@ -156,7 +166,8 @@ say "  debootstrap minbase:                        $(fmt $t_boot)"
 say "  make run (packages, kernel, image, demo):   $(fmt $t_run) (exit $rc_run)"
 if [ -n "$t_check" ]; then
 	say "  make check:                                 $(fmt $t_check) (exit $rc_check)"
-	say "  make check's last line: $last"
+	say "  make check's summary line: $last"
+	[ "$rc_check" = 0 ] || say "  failures: grep -r 'not ok' $work/results"
 else
 	say "  make check: not run, make run failed (log: $work/make-run.log)"
 fi
