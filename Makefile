@@ -5,6 +5,7 @@
 #   make check     host checks and suites, then all guest suites
 #   make shell     an interactive guest shell
 #   make bench     spawn ratios (fork, vfork, pidfd_config) in one guest run
+#   make fuzz      the pidfd_config() fuzzer, on the debug kernel by default
 #   make check KCONFIG=debug   the same on the KASAN/lockdep/kmemleak kernel
 #   make kernel-tree / make kernel-patches   the kernel development loop
 
@@ -22,7 +23,7 @@ PIDSPAWN_TEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),3600,900)
 export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
-.PHONY: all deps kernel image userspace run shell bench check check-debug \
+.PHONY: all deps kernel image userspace run shell bench fuzz check check-debug \
 	kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
@@ -56,6 +57,27 @@ bench: kernel image userspace
 		> $(BUILD)/bench/job.sh
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
 		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; exit $$rc
+
+# The fuzzer for FUZZ_SECONDS (FUZZ_SEED reruns a seed it printed), on the
+# debug kernel unless KCONFIG is given: its KASAN, lockdep and kmemleak
+# reports are what a fuzz run is for, and fail the run.
+FUZZ_SECONDS ?= 600
+FUZZ_THREADS ?= 4
+FUZZ_SEED ?=
+
+ifeq ($(origin KCONFIG),file)
+fuzz:
+	@$(MAKE) fuzz KCONFIG=debug
+else
+fuzz: kernel image userspace
+	@rm -rf $(BUILD)/fuzz && mkdir -p $(BUILD)/fuzz
+	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/fuzz/userspace
+	@printf '%s\n' 'uname -sr' 'cd userspace && ./tests/pidfd-fuzz --seconds $(FUZZ_SECONDS) --threads $(FUZZ_THREADS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))' \
+		> $(BUILD)/fuzz/job.sh
+	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
+		$(GUEST_OPTS) --timeout $$(($(GUEST_TIMEOUT) + $(FUZZ_SECONDS))) $(BUILD)/fuzz; \
+		rc=$$?; cat $(BUILD)/fuzz/job.out; exit $$rc
+endif
 
 shell: kernel image userspace
 	@rm -rf $(BUILD)/shell && mkdir -p $(BUILD)/shell
