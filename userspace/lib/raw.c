@@ -17,7 +17,7 @@
 #include "internal.h"
 
 #ifndef __NR_pidfd_config
-#define __NR_pidfd_config 463
+#define __NR_pidfd_config 500
 #endif
 
 int pidspawn_create(unsigned int flags)
@@ -193,10 +193,11 @@ ssize_t pidspawn_error(int pidfd, char *buf, size_t size)
 /*
  * Is pidfd_config() there?  Asked only with an empty pidfd in hand: a
  * kernel without the series fails pidfd_open(0, PIDFD_EMPTY) with EINVAL
- * and is never sent system call 463 (which is another call on kernels
- * from 6.13 on).  A known kernel answers EOPNOTSUPP to an unknown command,
- * a kernel with PIDFD_EMPTY but no pidfd_config() ENOSYS.  0: cannot
- * tell now (no free fd, no memory), ask again next time.
+ * and is never sent system call 500 (a number mainline has not reached;
+ * its 463 is setxattrat() from 6.13 on).  A known kernel answers
+ * EOPNOTSUPP to an unknown command, a kernel with PIDFD_EMPTY but no
+ * pidfd_config() ENOSYS.  0: cannot tell now (no free fd, no memory), ask
+ * again next time.
  */
 static int probe(void)
 {

@@ -2,7 +2,7 @@
 /*
  * A test double of the kernel contract, for hosts without pidfd_config():
  * LD_PRELOADed under the tests, it answers pidfd_open(0, PIDFD_EMPTY) and
- * system call 463 in userspace (a fork()ed child runs the steps at START)
+ * system call 500 in userspace (a fork()ed child runs the steps at START)
  * so that the library's native path runs on the host.  It checks the
  * library's side only: what it sends and in which order.  The real kernel
  * is tested in the guest.
@@ -34,7 +34,7 @@
 #include <linux/pidfd.h>
 
 #ifndef __NR_pidfd_config
-#define __NR_pidfd_config 463
+#define __NR_pidfd_config 500
 #endif
 #define MAXFD		65536
 #define INTERNAL_FD	1000	/* the child's own fds live from here */

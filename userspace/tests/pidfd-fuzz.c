@@ -77,7 +77,7 @@
 #include <linux/pidfd.h>
 
 #ifndef __NR_pidfd_config
-#define __NR_pidfd_config 463
+#define __NR_pidfd_config 500
 #endif
 #define PID_FS_MAGIC		0x50494446
 #define NSFS_MAGIC		0x6e736673
