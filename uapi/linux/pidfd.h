@@ -23,7 +23,10 @@
  * NULL or 0. SET commands replace an earlier setting. ACT commands are
  * applied in the child, in the order given, to its own file table and
  * working directory; their descriptors are the child's, except the source
- * of ACT_GIVE_FD. See Documentation/userspace-api/pidfd_config.rst.
+ * of ACT_GIVE_FD. A command that takes a structure takes its size in aux,
+ * as clone3() and openat2() do: a size from an older header leaves the
+ * newer fields zero, a larger one is accepted if the bytes the kernel
+ * does not know are zero. See Documentation/userspace-api/pidfd_config.rst.
  */
 enum pidfd_config_cmd {
 	PIDFD_CONFIG_SET_EXEC_FD	= 0,	/* aux: fd, may be O_PATH */
@@ -34,8 +37,8 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_INHERIT_FDS	= 5,	/* copy the caller's file table */
 	PIDFD_CONFIG_ACT_DUP2		= 6,	/* value: struct pidfd_fd_pair */
 	PIDFD_CONFIG_ACT_CLOSE		= 7,	/* aux: fd */
-	PIDFD_CONFIG_ACT_OPEN		= 8,	/* key: path, value: struct open_how, aux: fd */
-	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 9,	/* value: struct pidfd_fd_pair, aux: flags */
+	PIDFD_CONFIG_ACT_OPEN		= 8,	/* key: path, value: struct pidfd_open_action */
+	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 9,	/* value: struct pidfd_fd_range */
 	PIDFD_CONFIG_ACT_GIVE_FD	= 10,	/* value: struct pidfd_fd_pair */
 	PIDFD_CONFIG_ACT_CHDIR		= 11,	/* key: path */
 	PIDFD_CONFIG_ACT_FCHDIR		= 12,	/* aux: fd */
@@ -44,21 +47,47 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_SETSID		= 15,
 	PIDFD_CONFIG_SETPGID		= 16,	/* aux: process group, 0: a new one */
 	PIDFD_CONFIG_RESETIDS		= 17,
-	PIDFD_CONFIG_SET_SCHEDULER	= 18,	/* value: struct sched_param, aux: policy or -1 */
+	PIDFD_CONFIG_SET_SCHEDULER	= 18,	/* value: struct sched_attr */
 	PIDFD_CONFIG_SET_CGROUP		= 19,	/* aux: cgroup2 directory fd */
 	PIDFD_CONFIG_START		= 20,	/* returns the child's pid */
+	PIDFD_CONFIG_SET_EXEC_SEARCH	= 21,	/* value: char *[] of paths to try */
+	PIDFD_CONFIG_ACT_TCSETPGRP	= 22,	/* aux: fd of the controlling tty */
 };
 
 /*
- * For ACT_DUP2, @newfd becomes a copy of @fd; for ACT_CLOSE_RANGE, @fd to
- * @newfd are closed (or with CLOSE_RANGE_CLOEXEC in aux, marked), -1 as
- * @newfd meaning the highest; for ACT_GIVE_FD, the caller's @fd, taken
- * when the command is given, becomes the child's @newfd.
+ * ACT_DUP2: @newfd becomes a copy of @fd. ACT_GIVE_FD: the caller's @fd,
+ * taken when the command is given, becomes the child's @newfd.
  */
 struct pidfd_fd_pair {
 	__s32 fd;
 	__s32 newfd;
 };
+
+#define PIDFD_FD_PAIR_SIZE_VER0		8	/* sizeof first published struct */
+
+/* ACT_CLOSE_RANGE: close_range(@first, @last, @flags) in the child. */
+struct pidfd_fd_range {
+	__u32 first;
+	__u32 last;
+	__u32 flags;
+};
+
+#define PIDFD_FD_RANGE_SIZE_VER0	12	/* sizeof first published struct */
+
+/*
+ * ACT_OPEN: the path opened as openat2(AT_FDCWD, path, how) in the child
+ * would open it, then made its @fd. The first three fields are those of
+ * struct open_how.
+ */
+struct pidfd_open_action {
+	__aligned_u64 flags;
+	__aligned_u64 mode;
+	__aligned_u64 resolve;
+	__s32 fd;
+	__u32 __reserved;	/* must be 0 */
+};
+
+#define PIDFD_OPEN_ACTION_SIZE_VER0	32	/* sizeof first published struct */
 
 #define PIDFS_IOCTL_MAGIC 0xFF
 

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /*
- * The raw layer.  The commands and struct pidfd_fd_pair for
+ * The raw layer.  The commands and the structures for
  * pidspawn_config() are in the kernel's <linux/pidfd.h>; this header does
  * not include it because <linux/pidfd.h> pulls in <linux/fcntl.h>, which
  * cannot share a file with the C library's <fcntl.h>.
@@ -48,6 +48,7 @@ int pidspawn_config(int pidfd, unsigned int cmd, const char *key,
 /* The builder: what the child runs. */
 int pidspawn_set_exec_fd(int pidfd, int fd);
 int pidspawn_set_exec_path(int pidfd, int dirfd, const char *path);
+int pidspawn_set_exec_search(int pidfd, char *const paths[]);
 int pidspawn_set_argv(int pidfd, char *const argv[]);
 int pidspawn_set_envp(int pidfd, char *const envp[]);
 int pidspawn_set_cwd(int pidfd, int dirfd, const char *path);
@@ -58,11 +59,12 @@ int pidspawn_act_dup2(int pidfd, int fd, int newfd);
 int pidspawn_act_close(int pidfd, int fd);
 int pidspawn_act_open(int pidfd, int fd, const char *path, int flags,
 		      mode_t mode);
-int pidspawn_act_close_range(int pidfd, int first, int last,
+int pidspawn_act_close_range(int pidfd, unsigned int first, unsigned int last,
 			     unsigned int flags);
 int pidspawn_act_give_fd(int pidfd, int fd, int newfd);
 int pidspawn_act_chdir(int pidfd, const char *path);
 int pidspawn_act_fchdir(int pidfd, int fd);
+int pidspawn_act_tcsetpgrp(int pidfd, int fd);
 
 /* Signals and attributes. */
 int pidspawn_set_sigmask(int pidfd, const sigset_t *set);

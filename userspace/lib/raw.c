@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/pidfd.h>
+#include <linux/sched.h>
+#include <linux/sched/types.h>
 #include "pidspawn.h"
 #include "internal.h"
 
@@ -42,6 +45,12 @@ int pidspawn_set_exec_path(int pidfd, int dirfd, const char *path)
 			       dirfd);
 }
 
+int pidspawn_set_exec_search(int pidfd, char *const paths[])
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_EXEC_SEARCH, NULL, paths,
+			       0);
+}
+
 int pidspawn_set_argv(int pidfd, char *const argv[])
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_ARGV, NULL, argv, 0);
@@ -62,16 +71,17 @@ int pidspawn_inherit_fds(int pidfd)
 	return pidspawn_config(pidfd, PIDFD_CONFIG_INHERIT_FDS, NULL, NULL, 0);
 }
 
-static int act_pair(int pidfd, unsigned int cmd, int fd, int newfd, int aux)
+/* The commands that take a structure take its size in aux. */
+static int act_pair(int pidfd, unsigned int cmd, int fd, int newfd)
 {
 	struct pidfd_fd_pair pair = { .fd = fd, .newfd = newfd };
 
-	return pidspawn_config(pidfd, cmd, NULL, &pair, aux);
+	return pidspawn_config(pidfd, cmd, NULL, &pair, sizeof(pair));
 }
 
 int pidspawn_act_dup2(int pidfd, int fd, int newfd)
 {
-	return act_pair(pidfd, PIDFD_CONFIG_ACT_DUP2, fd, newfd, 0);
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_DUP2, fd, newfd);
 }
 
 int pidspawn_act_close(int pidfd, int fd)
@@ -82,21 +92,26 @@ int pidspawn_act_close(int pidfd, int fd)
 int pidspawn_act_open(int pidfd, int fd, const char *path, int flags,
 		      mode_t mode)
 {
-	struct open_how how = { .flags = (unsigned int)flags, .mode = mode };
+	struct pidfd_open_action act = { .flags = (unsigned int)flags,
+					 .mode = mode, .fd = fd };
 
-	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_OPEN, path, &how, fd);
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_OPEN, path, &act,
+			       sizeof(act));
 }
 
-int pidspawn_act_close_range(int pidfd, int first, int last,
+int pidspawn_act_close_range(int pidfd, unsigned int first, unsigned int last,
 			     unsigned int flags)
 {
-	return act_pair(pidfd, PIDFD_CONFIG_ACT_CLOSE_RANGE, first, last,
-			(int)flags);
+	struct pidfd_fd_range range = { .first = first, .last = last,
+					.flags = flags };
+
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_CLOSE_RANGE, NULL,
+			       &range, sizeof(range));
 }
 
 int pidspawn_act_give_fd(int pidfd, int fd, int newfd)
 {
-	return act_pair(pidfd, PIDFD_CONFIG_ACT_GIVE_FD, fd, newfd, 0);
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_GIVE_FD, fd, newfd);
 }
 
 int pidspawn_act_chdir(int pidfd, const char *path)
@@ -107,6 +122,12 @@ int pidspawn_act_chdir(int pidfd, const char *path)
 int pidspawn_act_fchdir(int pidfd, int fd)
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_FCHDIR, NULL, NULL, fd);
+}
+
+int pidspawn_act_tcsetpgrp(int pidfd, int fd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_ACT_TCSETPGRP, NULL, NULL,
+			       fd);
 }
 
 int pidspawn_set_sigmask(int pidfd, const sigset_t *set)
@@ -136,11 +157,34 @@ int pidspawn_resetids(int pidfd)
 	return pidspawn_config(pidfd, PIDFD_CONFIG_RESETIDS, NULL, NULL, 0);
 }
 
+/*
+ * sched_setscheduler()'s arguments (policy -1: sched_setparam()'s) as the
+ * struct sched_attr the kernel takes.  sched_setattr() also sets the nice
+ * value of a fair policy, which those two keep: the child's is ours.
+ */
 int pidspawn_set_scheduler(int pidfd, int policy,
 			   const struct sched_param *param)
 {
-	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SCHEDULER, NULL, param,
-			       policy);
+	struct sched_attr attr = { .size = sizeof(attr) };
+	int saved = errno, nice;
+
+	if (policy == -1) {
+		attr.sched_flags = SCHED_FLAG_KEEP_POLICY;
+	} else if (policy < 0) {
+		errno = EINVAL;
+		return -1;
+	} else {
+		if (policy & SCHED_RESET_ON_FORK)
+			attr.sched_flags = SCHED_FLAG_RESET_ON_FORK;
+		attr.sched_policy = policy & ~SCHED_RESET_ON_FORK;
+	}
+	attr.sched_priority = param->sched_priority;
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);
+	attr.sched_nice = errno ? 0 : nice;
+	errno = saved;
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SCHEDULER, NULL, &attr,
+			       sizeof(attr));
 }
 
 int pidspawn_set_cgroup(int pidfd, int cgroupfd)

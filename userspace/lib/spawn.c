@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
 #include "pidspawn.h"
 #include "internal.h"
@@ -92,76 +91,6 @@ static void trace(const struct spawn *s, const char *how, int err)
 	syscall(SYS_close, fd);
 }
 
-/*
- * The cases where the kernel would not do what glibc does.  Each returns
- * why (for the trace); the call then takes the fallback.
- */
-static const char *native_refuses(const struct spawn *s)
-{
-	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
-	int n = s->fa ? s->fa->__used : 0;
-	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
-	int relative = s->file[0] != '/';
-
-	for (int i = 0; i < n; i++) {
-		switch (a[i].tag) {
-		case ACT_CHDIR:
-		case ACT_FCHDIR:
-			/*
-			 * glibc resolves a relative executable in the
-			 * child's new directory; the kernel resolves it at
-			 * configuration time in ours.  A PATH search with
-			 * relative elements is checked as it goes.
-			 */
-			if (relative && (!s->search || strchr(s->file, '/')))
-				return "relative path and chdir";
-			break;
-		case ACT_TCSETPGRP:
-			return "tcsetpgrp has no kernel command";
-		case ACT_OPEN:
-			/*
-			 * glibc opens at the lowest free fd and dup2()s to
-			 * the one asked for, which drops O_CLOEXEC unless
-			 * the two are the same; the kernel always keeps it.
-			 */
-			if (a[i].oflag & O_CLOEXEC)
-				return "open with O_CLOEXEC";
-			break;
-		case ACT_CLOSE:
-			/*
-			 * glibc fails closing an fd that is not open at or
-			 * above RLIMIT_NOFILE (lowered since the add); the
-			 * kernel never fails closing an fd that is not open.
-			 */
-			if (rl.rlim_cur == RLIM_INFINITY)
-				getrlimit(RLIMIT_NOFILE, &rl);
-			if ((rlim_t)a[i].fd >= rl.rlim_cur)
-				return "close beyond RLIMIT_NOFILE";
-			break;
-		default:
-			break;
-		}
-	}
-	return NULL;
-}
-
-/*
- * Our pidfd is in the child's inherited table until exec; where glibc's
- * child would find that fd number closed, an action using it must not
- * find the pidfd there instead.
- */
-static int uses_fd(const struct spawn *s, int fd)
-{
-	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
-	int n = s->fa ? s->fa->__used : 0;
-
-	for (int i = 0; i < n; i++)
-		if ((a[i].tag == ACT_DUP2 || a[i].tag == ACT_FCHDIR) &&
-		    a[i].fd == fd)
-			return 1;
-	return 0;
-}
-
 /* open(2)'s view of flags and mode; the kernel takes them as openat2(2)
  * does, which rejects unknown flags and a mode without O_CREAT/O_TMPFILE. */
 static void open_how_of(const struct action *a, int *flags, mode_t *mode)
@@ -208,6 +137,13 @@ static int configure(const struct spawn *s, int pidfd)
 		err |= pidspawn_resetids(pidfd);
 	if (fl & POSIX_SPAWN_SETCGROUP)
 		err |= pidspawn_set_cgroup(pidfd, ATTR_CGROUP(at));
+	/*
+	 * Our pidfd is in the child's copy of our table, at the number
+	 * glibc's child has free: the lowest, where an open lands.  Its
+	 * actions must find that number free, as glibc's would.
+	 */
+	if (n)
+		err |= pidspawn_act_close(pidfd, pidfd);
 	for (int i = 0; i < n && !err; i++) {
 		int flags;
 		mode_t mode;
@@ -231,7 +167,10 @@ static int configure(const struct spawn *s, int pidfd)
 			err = pidspawn_act_fchdir(pidfd, a[i].fd);
 			break;
 		case ACT_CLOSEFROM:
-			err = pidspawn_act_close_range(pidfd, a[i].fd, -1, 0);
+			err = pidspawn_act_close_range(pidfd, a[i].fd, ~0U, 0);
+			break;
+		case ACT_TCSETPGRP:
+			err = pidspawn_act_tcsetpgrp(pidfd, a[i].fd);
 			break;
 		default:
 			err = -1;
@@ -253,60 +192,62 @@ static int configure(const struct spawn *s, int pidfd)
 }
 
 /*
- * The executable.  The kernel opens it now, before the attributes and
- * file actions run; if it fails, glibc might have failed on one of those
- * first, so any failure goes to the fallback, which fails as glibc does.
- * @more: the search could still go on after this hit.
+ * The executable, resolved by the child after its actions, as glibc's
+ * child resolves it: the path given, or for a PATH search each name
+ * glibc's search would try (see search_next()), tried by the kernel as
+ * execvp() tries them.
  */
-static const char *set_exec(const struct spawn *s, int pidfd, int *more)
+static const char *set_exec(const struct spawn *s, int pidfd)
 {
-	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
-	int n = s->fa ? s->fa->__used : 0, chdirs = 0, eacces = 0;
-	struct search st;
+	const char *one[] = { s->file, NULL };
+	struct search st, first;
+	size_t n = 0, size = 0;
+	char **v, *p;
+	int err;
 
-	*more = 0;
-	if (!s->search || strchr(s->file, '/'))
-		return pidspawn_set_exec_path(pidfd, AT_FDCWD, s->file) ?
-		       "executable not found" : NULL;
-	/* The search repeats glibc's in the caller, see search_next(). */
-	if (!*s->file || search_init(&st, s->file))
-		return "bad file name";
-	for (int i = 0; i < n; i++)
-		chdirs |= a[i].tag == ACT_CHDIR || a[i].tag == ACT_FCHDIR;
+	/* "" and a name beyond NAME_MAX fail in the child, as in glibc's. */
+	if (!s->search || strchr(s->file, '/') || !*s->file ||
+	    search_init(&st, s->file))
+		return pidspawn_set_exec_search(pidfd, (char *const *)one) ?
+		       "executable not set" : NULL;
+
 	char buf[st.plen + st.flen + 1];
+
+	first = st;
 	while (search_next(&st, buf)) {
-		if (buf[0] != '/' && chdirs)
-			return "relative PATH element and chdir";
-		if (!pidspawn_set_exec_path(pidfd, AT_FDCWD, buf)) {
-			*more = st.next || eacces;
-			return NULL;
-		}
-		if (!search_goes_on(errno))
-			break;
-		eacces |= errno == EACCES;
+		n++;
+		size += strlen(buf) + 1;
 	}
-	return "executable not found";
+	v = malloc((n + 1) * sizeof(*v) + size);
+	if (!v)
+		return "no memory for the search";
+	p = (char *)(v + n + 1);
+	st = first;
+	for (n = 0; search_next(&st, buf); n++) {
+		v[n] = p;
+		p = stpcpy(p, buf) + 1;
+	}
+	v[n] = NULL;
+	err = pidspawn_set_exec_search(pidfd, v);
+	free(v);
+	return err ? "search not set" : NULL;
 }
 
 /* 0 or an error number, or -1 with *why: take the fallback. */
 static int spawn_native(struct spawn *s, const char **why)
 {
 	unsigned long all = ~0UL, old;
-	int pidfd, pid, err, more;
+	int pidfd, pid, err;
 
-	if ((*why = native_refuses(s)))
-		return -1;
 	pidfd = pidspawn_create(0);
 	if (pidfd < 0) {
 		*why = "no empty pidfd";	/* EMFILE: no free fd */
 		return -1;
 	}
-	if (uses_fd(s, pidfd))
-		*why = "an action names the pidfd's number";
-	else if (configure(s, pidfd))
+	if (configure(s, pidfd))
 		*why = "configuration failed";
 	else
-		*why = set_exec(s, pidfd, &more);
+		*why = set_exec(s, pidfd);
 	if (*why) {
 		syscall(SYS_close, pidfd);
 		return -1;
@@ -321,15 +262,6 @@ static int spawn_native(struct spawn *s, const char **why)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET_SIZE);
 	if (err || !s->want_pidfd)
 		syscall(SYS_close, pidfd);
-	if (err && more && search_goes_on(err)) {
-		/*
-		 * The exec itself (a script's missing interpreter, say)
-		 * may have failed where glibc searches on; so might a file
-		 * action, where it would not.  Only the fallback tells.
-		 */
-		*why = "exec failed during a PATH search";
-		return -1;
-	}
 	if (!err) {
 		s->pid = pid;
 		s->pidfd = pidfd;

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 #define _LINUX_FCNTL_H
 #include <linux/openat2.h>
 #include <linux/pidfd.h>
+#include <linux/sched/types.h>
 
 #ifndef __NR_pidfd_config
 #define __NR_pidfd_config 500
@@ -51,9 +53,9 @@ struct empty {
 	int exec_fd, cwd_fd, cgroup_fd, inherit;
 	char exec_path[4096];	/* what exec_fd is, for scripts */
 	char **argv, **envp;
+	char **search;		/* SET_EXEC_SEARCH, instead of exec_fd */
 	int has_mask, has_def, setsid, setpgid, pgid, resetids, has_sched;
-	int policy;
-	struct sched_param sp;
+	struct sched_attr sched;
 	unsigned long mask, def;
 	struct act *acts;
 	int nacts;
@@ -146,8 +148,7 @@ static int child_steps(struct empty *e, const char **step)
 		if (e->def >> (sig - 1) & 1 && sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
 	*step = "scheduler";
-	if (e->has_sched && (e->policy < 0 ? sched_setparam(0, &e->sp) :
-			     sched_setscheduler(0, e->policy, &e->sp)))
+	if (e->has_sched && syscall(SYS_sched_setattr, 0, &e->sched, 0))
 		return errno;
 	*step = "setsid";
 	if (e->setsid && setsid() < 0)
@@ -180,16 +181,26 @@ static int child_steps(struct empty *e, const char **step)
 				return errno;
 			}
 			break;
-		case PIDFD_CONFIG_ACT_CLOSE:
-			child_close(a->aux);
+		case PIDFD_CONFIG_ACT_CLOSE: {
+			struct rlimit rl;
+
+			/* Not open: an error only beyond RLIMIT_NOFILE. */
+			if (!is_internal(a->aux) && !real_close(a->aux))
+				break;
+			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+			    (rlim_t)a->aux >= rl.rlim_cur)
+				return EBADF;
 			break;
+		}
 		case PIDFD_CONFIG_ACT_OPEN:
+			/* Closed, opened lowest, moved as by dup2(). */
+			child_close(a->aux);
 			fd = syscall(SYS_openat2, AT_FDCWD, a->path, &a->how,
 				     sizeof(a->how));
 			if (fd < 0)
 				return errno;
 			if (fd != a->aux) {
-				if (dup3(fd, a->aux, a->how.flags & O_CLOEXEC) < 0)
+				if (dup2(fd, a->aux) < 0)
 					return errno;
 				real_close(fd);
 			}
@@ -216,6 +227,15 @@ static int child_steps(struct empty *e, const char **step)
 			if (fchdir(a->aux))
 				return errno;
 			break;
+		case PIDFD_CONFIG_ACT_TCSETPGRP: {
+			pid_t pgrp = getpgid(0);
+
+			if (is_internal(a->aux))
+				return EBADF;
+			if (ioctl(a->aux, TIOCSPGRP, &pgrp))
+				return errno;
+			break;
+		}
 		}
 	}
 	*step = "sigmask";
@@ -224,8 +244,21 @@ static int child_steps(struct empty *e, const char **step)
 	/* By path: a script's interpreter could not open a close-on-exec fd. */
 	*step = "exec";
 	char *none[] = { NULL };
-	execve(e->exec_path, e->argv ? e->argv : none, e->envp ? e->envp : none);
-	return errno;
+	if (!e->search) {
+		execve(e->exec_path, e->argv ? e->argv : none,
+		       e->envp ? e->envp : none);
+		return errno;
+	}
+	/* As execvp() goes through PATH. */
+	int eacces = 0;
+	for (char **p = e->search; *p; p++) {
+		execve(*p, e->argv ? e->argv : none, e->envp ? e->envp : none);
+		if (errno != EACCES && errno != ENOENT && errno != ESTALE &&
+		    errno != ENOTDIR && errno != ENODEV && errno != ETIMEDOUT)
+			return errno;
+		eacces |= errno == EACCES;
+	}
+	return eacces ? EACCES : errno;
 }
 
 static long start(int pidfd, struct empty *e)
@@ -235,17 +268,26 @@ static long start(int pidfd, struct empty *e)
 	struct { int err; char step[32]; } rep = { 0 };
 	pid_t pid;
 
-	if (e->exec_fd < 0)
+	if (e->exec_fd < 0 && !e->search)
 		return fail(EINVAL);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -1;
 	pid = fork();
 	if (pid == 0) {
-		int w = fcntl(pipefd[1], F_DUPFD_CLOEXEC, INTERNAL_FD + 10);
+		struct rlimit nofile, raised;
+		int w;
+
+		/* Room for the double's own fds above a lowered limit. */
+		getrlimit(RLIMIT_NOFILE, &nofile);
+		raised = nofile;
+		raised.rlim_cur = raised.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &raised);
+		w = fcntl(pipefd[1], F_DUPFD_CLOEXEC, INTERNAL_FD + 10);
 
 		real_close(pipefd[0]);
 		real_close(pipefd[1]);
-		e->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, INTERNAL_FD + 20);
+		if (e->exec_fd >= 0)
+			e->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, INTERNAL_FD + 20);
 		if (e->cgroup_fd >= 0)
 			e->cgroup_fd = fcntl(e->cgroup_fd, F_DUPFD_CLOEXEC, INTERNAL_FD + 25);
 		if (e->cwd_fd >= 0)
@@ -254,6 +296,7 @@ static long start(int pidfd, struct empty *e)
 			if (e->acts[i].cmd == PIDFD_CONFIG_ACT_GIVE_FD)
 				e->acts[i].fd = fcntl(e->acts[i].fd, F_DUPFD_CLOEXEC,
 						      INTERNAL_FD + 40 + i);
+		setrlimit(RLIMIT_NOFILE, &nofile);
 		rep.err = child_steps(e, &step);
 		snprintf(rep.step, sizeof(rep.step), "%s", step);
 		if (write(w, &rep, sizeof(rep)) < 0)
@@ -301,14 +344,21 @@ static long config(int fd, unsigned int cmd, const char *key,
 		   const void *value, int aux)
 {
 	struct empty *e = fd >= 0 && fd < MAXFD ? table[fd] : NULL;
-	const struct pidfd_fd_pair *pair = value;
+	static const unsigned int struct_size[] = {
+		[PIDFD_CONFIG_ACT_DUP2] = sizeof(struct pidfd_fd_pair),
+		[PIDFD_CONFIG_ACT_GIVE_FD] = sizeof(struct pidfd_fd_pair),
+		[PIDFD_CONFIG_ACT_OPEN] = sizeof(struct pidfd_open_action),
+		[PIDFD_CONFIG_ACT_CLOSE_RANGE] = sizeof(struct pidfd_fd_range),
+		[PIDFD_CONFIG_SET_SCHEDULER] = sizeof(struct sched_attr),
+	};
+	const struct pidfd_fd_pair *pair = NULL;
 	struct act a = { .cmd = cmd };
 	int takes_key = 0, takes_value = 0, takes_aux = 0;
 
 	if (!e)
 		return fail(fd >= 0 && fd < MAXFD && fcntl(fd, F_GETFD) >= 0 ?
 			    EINVAL : EBADF);
-	if (cmd > PIDFD_CONFIG_START)
+	if (cmd > PIDFD_CONFIG_ACT_TCSETPGRP)
 		return fail(EOPNOTSUPP);
 	if (e->state)
 		return fail(EBUSY);
@@ -322,23 +372,30 @@ static long config(int fd, unsigned int cmd, const char *key,
 		takes_key = 1;
 		break;
 	case PIDFD_CONFIG_SET_ARGV: case PIDFD_CONFIG_SET_ENVP:
-	case PIDFD_CONFIG_ACT_DUP2: case PIDFD_CONFIG_ACT_GIVE_FD:
+	case PIDFD_CONFIG_SET_EXEC_SEARCH:
 		takes_value = 1;
 		break;
+	case PIDFD_CONFIG_ACT_DUP2: case PIDFD_CONFIG_ACT_GIVE_FD:
 	case PIDFD_CONFIG_ACT_CLOSE_RANGE: case PIDFD_CONFIG_SET_SIGMASK:
 	case PIDFD_CONFIG_SET_SIGDEFAULT: case PIDFD_CONFIG_SET_SCHEDULER:
 		takes_value = takes_aux = 1;
 		break;
 	case PIDFD_CONFIG_SET_EXEC_FD: case PIDFD_CONFIG_ACT_CLOSE:
 	case PIDFD_CONFIG_ACT_FCHDIR: case PIDFD_CONFIG_SETPGID:
+	case PIDFD_CONFIG_ACT_TCSETPGRP:
 	case PIDFD_CONFIG_SET_CGROUP:
 		takes_aux = 1;
 		break;
 	}
 	if ((key && !takes_key) || (value && !takes_value) || (aux && !takes_aux))
 		return fail(EINVAL);
+	/* Sized structures: the library sends the size of its header's. */
+	if (cmd < sizeof(struct_size) / sizeof(struct_size[0]) &&
+	    struct_size[cmd] && (!value || aux != (int)struct_size[cmd]))
+		return fail(EINVAL);
 	switch (cmd) {
 	case PIDFD_CONFIG_SET_EXEC_FD:
+		e->search = NULL;
 		if (e->exec_fd >= 0)
 			real_close(e->exec_fd);
 		e->exec_fd = fcntl(aux, F_DUPFD_CLOEXEC, 3);
@@ -357,10 +414,19 @@ static long config(int fd, unsigned int cmd, const char *key,
 		if (e->exec_fd >= 0)
 			real_close(e->exec_fd);
 		e->exec_fd = x;
+		e->search = NULL;
 		return pin(e);
 	}
 	case PIDFD_CONFIG_SET_ARGV:
 		e->argv = copy_vec(value);	/* leaks: a test double */
+		return 0;
+	case PIDFD_CONFIG_SET_EXEC_SEARCH:
+		if (!value || !*(char *const *)value)
+			return fail(EINVAL);
+		if (e->exec_fd >= 0)
+			real_close(e->exec_fd);
+		e->exec_fd = -1;
+		e->search = copy_vec(value);
 		return 0;
 	case PIDFD_CONFIG_SET_ENVP:
 		e->envp = copy_vec(value);
@@ -392,8 +458,7 @@ static long config(int fd, unsigned int cmd, const char *key,
 		return 0;
 	case PIDFD_CONFIG_SET_SCHEDULER:
 		e->has_sched = 1;
-		e->policy = aux;
-		e->sp = *(const struct sched_param *)value;
+		e->sched = *(const struct sched_attr *)value;
 		return 0;
 	case PIDFD_CONFIG_SET_CGROUP:
 		if (e->cgroup_fd >= 0)
@@ -403,16 +468,27 @@ static long config(int fd, unsigned int cmd, const char *key,
 	case PIDFD_CONFIG_START:
 		return start(fd, e);
 	}
-	/* The actions. */
-	if (pair) {
+	/* The actions, in the shape the child replays them. */
+	a.aux = aux;
+	if (cmd == PIDFD_CONFIG_ACT_DUP2 || cmd == PIDFD_CONFIG_ACT_GIVE_FD) {
+		pair = value;
 		a.fd = pair->fd;
 		a.newfd = pair->newfd;
+	} else if (cmd == PIDFD_CONFIG_ACT_CLOSE_RANGE) {
+		const struct pidfd_fd_range *r = value;
+
+		a.fd = r->first;
+		a.newfd = r->last == ~0U ? -1 : (int)r->last;
+		a.aux = r->flags;
+	} else if (cmd == PIDFD_CONFIG_ACT_OPEN) {
+		const struct pidfd_open_action *o = value;
+
+		a.how = (struct open_how){ .flags = o->flags, .mode = o->mode,
+					   .resolve = o->resolve };
+		a.aux = o->fd;
 	}
-	a.aux = aux;
 	if (key)
 		a.path = strdup(key);
-	if (cmd == PIDFD_CONFIG_ACT_OPEN)
-		a.how = *(const struct open_how *)value;
 	if (cmd == PIDFD_CONFIG_ACT_OPEN && (a.how.mode & ~07777 ||
 	    (a.how.mode && !(a.how.flags & (O_CREAT | __O_TMPFILE))))) {
 		free(a.path);

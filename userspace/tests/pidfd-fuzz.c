@@ -75,6 +75,8 @@
 #define _LINUX_FCNTL_H
 #include <linux/openat2.h>
 #include <linux/pidfd.h>
+#include <linux/sched.h>
+#include <linux/sched/types.h>
 
 #ifndef __NR_pidfd_config
 #define __NR_pidfd_config 500
@@ -538,16 +540,48 @@ static char **any_vec(struct thr *t)
 struct args {
 	const void *key, *value;
 	int aux;
-	struct pidfd_fd_pair pair;
-	struct open_how how;
 	uint64_t set;
-	struct sched_param sp;
+	/* The structure a command takes, with room for a size beyond it. */
+	union {
+		struct pidfd_fd_pair pair;
+		struct pidfd_fd_range range;
+		struct pidfd_open_action open;
+		struct sched_attr sched;
+		unsigned char bytes[128];
+	};
 };
+
+/*
+ * The size of a structure in aux: mostly its own, sometimes an older,
+ * a future one with or without its unknown tail set, or nonsense.
+ */
+static int gen_size(struct thr *t, struct args *a, int size)
+{
+	static const int odd[] = { 0, -1, 4, 4097, 1 << 30 };
+	int n;
+
+	if (!one_in(&t->rng, 6))
+		return size;
+	switch (below(&t->rng, 3)) {
+	case 0:
+		return odd[below(&t->rng, ARRAY_SIZE(odd))];
+	case 1:
+		return size - 1 - below(&t->rng, 4);
+	default:
+		n = size + 8 * (1 + below(&t->rng, 8));
+		if (one_in(&t->rng, 2))
+			a->bytes[size + below(&t->rng, n - size)] = 1;
+		return n;
+	}
+}
 
 static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 {
-	static const int policies[] = { -1, SCHED_OTHER, SCHED_FIFO, SCHED_RR,
-		SCHED_BATCH, SCHED_IDLE, 6, SCHED_FIFO | SCHED_RESET_ON_FORK, 100 };
+	static const int policies[] = { SCHED_OTHER, SCHED_FIFO, SCHED_RR,
+		SCHED_BATCH, SCHED_IDLE, SCHED_DEADLINE, 6, -1, 100 };
+	static const uint64_t sched_flags[] = { 0, 0, SCHED_FLAG_KEEP_POLICY,
+		SCHED_FLAG_RESET_ON_FORK, SCHED_FLAG_KEEP_PARAMS,
+		SCHED_FLAG_UTIL_CLAMP_MIN, SCHED_FLAG_DL_OVERRUN, 1ULL << 40 };
 	static const int prios[] = { 0, 0, 1, 50, 99, 100, -1 };
 	static const uint64_t open_flags[] = { O_RDONLY, O_WRONLY | O_CREAT | O_TRUNC,
 		O_RDWR | O_CREAT, O_DIRECTORY, O_PATH, O_TMPFILE | O_RDWR,
@@ -573,7 +607,6 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		a->aux = one_in(&t->rng, 2) ? AT_FDCWD : our_fd(t);
 		break;
 	case PIDFD_CONFIG_ACT_DUP2:
-	case PIDFD_CONFIG_ACT_CLOSE_RANGE:
 	case PIDFD_CONFIG_ACT_GIVE_FD:
 		a->pair.fd = cmd == PIDFD_CONFIG_ACT_GIVE_FD ? our_fd(t) : child_fd(t);
 		a->pair.newfd = one_in(&t->rng, 4) ? -1 : child_fd(t);
@@ -581,12 +614,19 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		if (one_in(&t->rng, 10))
 			a->value = one_in(&t->rng, 2) ? bad_ptr(t, false) :
 				   W.edge_str + 4096 - below(&t->rng, 8);
-		if (cmd == PIDFD_CONFIG_ACT_CLOSE_RANGE) {
-			static const int fl[] = { 0, 0, CLOSE_RANGE_CLOEXEC,
-						  CLOSE_RANGE_UNSHARE, -1 };
-			a->aux = fl[below(&t->rng, ARRAY_SIZE(fl))];
-		}
+		a->aux = gen_size(t, a, sizeof(a->pair));
 		break;
+	case PIDFD_CONFIG_ACT_CLOSE_RANGE: {
+		static const unsigned int fl[] = { 0, 0, CLOSE_RANGE_CLOEXEC,
+						   CLOSE_RANGE_UNSHARE, ~0U };
+
+		a->range.first = child_fd(t);
+		a->range.last = one_in(&t->rng, 4) ? ~0U : (unsigned int)child_fd(t);
+		a->range.flags = fl[below(&t->rng, ARRAY_SIZE(fl))];
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->range;
+		a->aux = gen_size(t, a, sizeof(a->range));
+		break;
+	}
 	case PIDFD_CONFIG_ACT_CLOSE:
 	case PIDFD_CONFIG_ACT_FCHDIR:
 		a->aux = child_fd(t);
@@ -595,20 +635,22 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		writable = one_in(&t->rng, 2);
 		a->key = writable ? W.write_paths[below(&t->rng, W.nwrite_paths)] :
 			 any_path(t);
-		a->how.flags = open_flags[below(&t->rng, ARRAY_SIZE(open_flags))];
+		a->open.flags = open_flags[below(&t->rng, ARRAY_SIZE(open_flags))];
 		if (one_in(&t->rng, 8))
-			a->how.flags = rnd(&t->rng);
-		a->how.mode = one_in(&t->rng, 4) ? rnd(&t->rng) & 0x1ffff : 0644;
-		a->how.resolve = one_in(&t->rng, 4) ? rnd(&t->rng) & 0x3f : 0;
+			a->open.flags = rnd(&t->rng);
+		a->open.mode = one_in(&t->rng, 4) ? rnd(&t->rng) & 0x1ffff : 0644;
+		a->open.resolve = one_in(&t->rng, 4) ? rnd(&t->rng) & 0x3f : 0;
 		/* Anything else is opened read-only: it may be a system file. */
 		if (!writable)
-			a->how.flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC |
-					O_NONBLOCK;
-		a->value = &a->how;
+			a->open.flags &= O_DIRECTORY | O_NOFOLLOW | O_PATH | O_CLOEXEC |
+					 O_NONBLOCK;
+		a->open.fd = child_fd(t);
+		a->open.__reserved = one_in(&t->rng, 20);
+		a->value = &a->open;
 		if (one_in(&t->rng, 10))
 			a->value = one_in(&t->rng, 2) ? bad_ptr(t, false) :
 				   W.edge_str + 4096 - below(&t->rng, 24);
-		a->aux = child_fd(t);
+		a->aux = gen_size(t, a, sizeof(a->open));
 		break;
 	case PIDFD_CONFIG_ACT_CHDIR:
 		a->key = any_path(t);
@@ -630,9 +672,18 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		break;
 	}
 	case PIDFD_CONFIG_SET_SCHEDULER:
-		a->aux = policies[below(&t->rng, ARRAY_SIZE(policies))];
-		a->sp.sched_priority = prios[below(&t->rng, ARRAY_SIZE(prios))];
-		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->sp;
+		a->sched.size = one_in(&t->rng, 3) ? 0 : sizeof(a->sched);
+		a->sched.sched_policy = policies[below(&t->rng, ARRAY_SIZE(policies))];
+		a->sched.sched_flags = sched_flags[below(&t->rng, ARRAY_SIZE(sched_flags))];
+		a->sched.sched_priority = prios[below(&t->rng, ARRAY_SIZE(prios))];
+		a->sched.sched_nice = (int)below(&t->rng, 60) - 30;
+		if (one_in(&t->rng, 4)) {
+			a->sched.sched_runtime = rnd(&t->rng) & 0xffffff;
+			a->sched.sched_deadline = rnd(&t->rng) & 0xfffffff;
+			a->sched.sched_period = rnd(&t->rng) & 0xfffffff;
+		}
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->sched;
+		a->aux = gen_size(t, a, sizeof(a->sched));
 		break;
 	case PIDFD_CONFIG_SET_CGROUP:
 		a->aux = one_in(&t->rng, 2) ? cgfd : our_fd(t);
@@ -1100,7 +1151,7 @@ static void op_cycle(struct thr *t)
 	fd = sys_pidfd_open(0, PIDFD_EMPTY);
 	if (fd >= 0) {
 		pair = (struct pidfd_fd_pair){ sv[end], 3 + below(&t->rng, 8) };
-		sys_config(fd, PIDFD_CONFIG_ACT_GIVE_FD, NULL, &pair, 0);
+		sys_config(fd, PIDFD_CONFIG_ACT_GIVE_FD, NULL, &pair, sizeof(pair));
 		if (one_in(&t->rng, 4)) {
 			sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, "/bin/true", NULL,
 				   AT_FDCWD);

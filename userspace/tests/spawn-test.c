@@ -1721,9 +1721,18 @@ static int t_native_used(void)
 		pidspawn_wait(pidfd, &st);
 		close(pidfd);
 	}
-	/* The fallback's cases, as glibc: O_CLOEXEC open. */
+	/* An O_CLOEXEC open is native too (the kernel moves it as glibc). */
 	posix_spawn_file_actions_addopen(&fa, 7, "/dev/null", O_RDONLY | O_CLOEXEC, 0);
 	int e4 = PROBE(&fa, &at), n4 = last_trace(line, sizeof(line));
+	/* tcsetpgrp too, failing in the child as glibc's would. */
+	int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	posix_spawn_file_actions_addtcsetpgrp_np(&fa, devnull);
+	int e5 = PROBE(&fa, &at), n5 = last_trace(line, sizeof(line));
+	/* A configuration the kernel refuses goes to the fallback. */
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETCGROUP);
+	posix_spawnattr_setcgroup_np(&at, 99);	/* not open */
+	int e6 = PROBE(NULL, &at), n6 = last_trace(line, sizeof(line));
+	close(devnull);
 	unsetenv("PIDSPAWN_TRACE");
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -1734,8 +1743,12 @@ static int t_native_used(void)
 	CHECK_EQ(e3, 0);
 	CHECK_EQ(n3, 1);
 	CHECK_EQ(e4, 0);
-	CHECK_EQ(n4, 0);
-	CHECK(strstr(line, "O_CLOEXEC") != NULL);
+	CHECK_EQ(n4, 1);
+	CHECK_EQ(e5, ENOTTY);
+	CHECK_EQ(n5, 1);
+	CHECK(e6 != 0);
+	CHECK_EQ(n6, 0);
+	CHECK(strstr(line, "configuration failed") != NULL);
 	return PASS;
 }
 
