@@ -107,7 +107,18 @@ static void open_how_of(const struct action *a, int *flags, mode_t *mode)
 		a->mode & 07777 : 0;
 }
 
-/* Everything but the executable, in glibc's order; -1 on any error. */
+/* The attributes whose step in glibc's child can fail, before the actions. */
+#define FALLIBLE_ATTRS	(POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER | \
+			 POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP | \
+			 POSIX_SPAWN_RESETIDS | POSIX_SPAWN_SETCGROUP)
+
+/*
+ * Everything but the executable, in glibc's order.  0; an error number
+ * where the kernel refuses a setting whose failure is the first glibc's
+ * call could meet (its clone3() for the cgroup, the child's first step for
+ * the scheduler, the execve() after no fallible step for argv and envp);
+ * -1 on any other error: glibc might fail elsewhere first.
+ */
 static int configure(const struct spawn *s, int pidfd)
 {
 	static const posix_spawnattr_t none;
@@ -116,27 +127,30 @@ static int configure(const struct spawn *s, int pidfd)
 	int n = s->fa ? s->fa->__used : 0, fl = at->__flags, err = 0;
 	struct sched_param sp = at->__sp;
 
-	err |= pidspawn_inherit_fds(pidfd);
-	/* Unset argv is empty and unset envp empty, as execve() takes NULL. */
-	if (s->argv)
-		err |= pidspawn_set_argv(pidfd, s->argv);
-	if (s->envp)
-		err |= pidspawn_set_envp(pidfd, s->envp);
-	if (fl & POSIX_SPAWN_SETSIGDEF)
-		err |= pidspawn_set_sigdefault(pidfd, &at->__sd);
+	if ((fl & POSIX_SPAWN_SETCGROUP) &&
+	    pidspawn_set_cgroup(pidfd, ATTR_CGROUP(at)))
+		return errno;
 	if ((fl & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER)) ==
 	    POSIX_SPAWN_SETSCHEDPARAM)
-		err |= pidspawn_set_scheduler(pidfd, -1, &sp);
+		err = pidspawn_set_scheduler(pidfd, -1, &sp);
 	else if (fl & POSIX_SPAWN_SETSCHEDULER)
-		err |= pidspawn_set_scheduler(pidfd, at->__policy, &sp);
+		err = pidspawn_set_scheduler(pidfd, at->__policy, &sp);
+	if (err)
+		return fl & POSIX_SPAWN_SETCGROUP ? -1 : errno;
+	/* Unset argv is empty and unset envp empty, as execve() takes NULL. */
+	if ((s->argv && pidspawn_set_argv(pidfd, s->argv)) ||
+	    (s->envp && pidspawn_set_envp(pidfd, s->envp)))
+		return errno == E2BIG && !n && !(fl & FALLIBLE_ATTRS) ? E2BIG : -1;
+
+	err |= pidspawn_inherit_fds(pidfd);
+	if (fl & POSIX_SPAWN_SETSIGDEF)
+		err |= pidspawn_set_sigdefault(pidfd, &at->__sd);
 	if (fl & POSIX_SPAWN_SETSID)
 		err |= pidspawn_setsid(pidfd);
 	if (fl & POSIX_SPAWN_SETPGROUP)
 		err |= pidspawn_setpgid(pidfd, at->__pgrp);
 	if (fl & POSIX_SPAWN_RESETIDS)
 		err |= pidspawn_resetids(pidfd);
-	if (fl & POSIX_SPAWN_SETCGROUP)
-		err |= pidspawn_set_cgroup(pidfd, ATTR_CGROUP(at));
 	/*
 	 * Our pidfd is in the child's copy of our table, at the number
 	 * glibc's child has free: the lowest, where an open lands.  Its
@@ -164,7 +178,13 @@ static int configure(const struct spawn *s, int pidfd)
 			err = pidspawn_act_chdir(pidfd, a[i].path);
 			break;
 		case ACT_FCHDIR:
-			err = pidspawn_act_fchdir(pidfd, a[i].fd);
+			/*
+			 * glibc takes any fd here and its child's fchdir()
+			 * fails with EBADF; the kernel refuses a negative one
+			 * up front, so ask for one that cannot be open.
+			 */
+			err = pidspawn_act_fchdir(pidfd, a[i].fd < 0 ? INT_MAX :
+						  a[i].fd);
 			break;
 		case ACT_CLOSEFROM:
 			err = pidspawn_act_close_range(pidfd, a[i].fd, ~0U, 0);
@@ -239,15 +259,19 @@ static int spawn_native(struct spawn *s, const char **why)
 	unsigned long all = ~0UL, old;
 	int pidfd, pid, err;
 
+	*why = NULL;
 	pidfd = pidspawn_create(0);
 	if (pidfd < 0) {
 		*why = "no empty pidfd";	/* EMFILE: no free fd */
 		return -1;
 	}
-	if (configure(s, pidfd))
-		*why = "configuration failed";
-	else
-		*why = set_exec(s, pidfd);
+	err = configure(s, pidfd);
+	if (err > 0) {
+		/* Where glibc's call would fail first, with that error. */
+		syscall(SYS_close, pidfd);
+		return err;
+	}
+	*why = err ? "configuration failed" : set_exec(s, pidfd);
 	if (*why) {
 		syscall(SYS_close, pidfd);
 		return -1;
