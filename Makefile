@@ -48,12 +48,16 @@ run: kernel image userspace
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
 		$(GUEST_OPTS) $(BUILD)/run; rc=$$?; cat $(BUILD)/run/job.out; exit $$rc
 
-BENCH_ARGS ?= 200 0 256
+# BENCH_ARGS: -n spawns per method, -s scenarios, -m methods, -c children
+# (comma lists; see userspace/demo/pidspawn-bench.c). The CSV goes to
+# build/bench/results.csv. A quick subset: BENCH_ARGS="-n 100 -s small".
+BENCH_ARGS ?= -n 200
 
 bench: kernel image userspace
 	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
 	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/bench/userspace
-	@printf '%s\n' 'uname -sr' 'nproc' 'cd userspace && ./demo/pidspawn-bench $(BENCH_ARGS)' \
+	@printf '%s\n' 'uname -sr' 'nproc' \
+		'cd userspace && ./demo/pidspawn-bench -o /mnt/host/results.csv $(BENCH_ARGS)' \
 		> $(BUILD)/bench/job.sh
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
 		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; exit $$rc

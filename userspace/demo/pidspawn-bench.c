@@ -1,146 +1,556 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * make bench: start /bin/true many times with fork()+execve(), with glibc's
- * posix_spawn() (clone(CLONE_VM|CLONE_VFORK) underneath) and with
- * pidfd_config(), side by side in one process, and print each method's
- * time relative to fork()+execve(). The methods take turns in short
- * rounds, so that drift of the machine affects them alike. The parent
- * first maps and touches some memory, since copying it is what fork()
- * pays for and a pristine process does not.
+ * make bench: start a child many times by each method, side by side in one
+ * process, and report spawn->exit->reap throughput and latency.
  *
- *   pidspawn-bench [spawns per method] [MiB of parent memory...]
+ * Methods: fork+execve, vfork+execve, glibc's posix_spawn(), libpidspawn's
+ * posix_spawn(), the pidfd_config() builder by path and by a pre-opened
+ * fd, a spawn template, and the floor: clone(CLONE_VM|CLONE_VFORK|
+ * CLONE_FILES|CLONE_FS) + execveat() of a pre-opened fd, the least a
+ * userspace spawn can do. Children: a static program with no libc that
+ * exits at once, and Debian's dynamic /bin/true. Parent shapes
+ * (scenarios): small; 256 MiB and 1 GiB of touched anonymous memory; 10,
+ * 10k and 100k open fds; 8 threads touching memory during the spawns; and
+ * 8 fd actions per spawn.
+ *
+ * The methods take turns in rounds, so that drift of the machine (TCG, the
+ * host's load) falls on all alike; latencies are per spawn, throughput is
+ * spawns over the total time of the method.
+ *
+ *   pidspawn-bench [-n spawns] [-s scenario,...] [-m method,...]
+ *                  [-c child,...] [-o results.csv]
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <pidspawn.h>
 
-#define ROUNDS 10
+#define ROUNDS		10
+#define NR_ACTIONS	8
 
-static char *const child_argv[] = { "true", NULL };
+struct child {
+	const char *name;
+	const char *path;
+	int fd;			/* O_PATH, for builder-fd and floor */
+	int tmpl;		/* template fd, per scenario */
+};
+
+static struct child children[] = {
+	{ "static", NULL, -1, -1 },	/* path set in main(): beside us */
+	{ "true", "/bin/true", -1, -1 },
+};
+
+static char *const child_argv[] = { "child", NULL };
 static char *const child_envp[] = { NULL };
-static const char child_path[] = "/bin/true";
+static int devnull;
+static bool with_actions;	/* the 8-actions scenario */
 
-static int fork_exec(void)
+typedef int (*glibc_spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			      const posix_spawnattr_t *, char *const[], char *const[]);
+static glibc_spawn_fn glibc_posix_spawn;
+static posix_spawn_file_actions_t actions;	/* libpidspawn's, for posix_spawn-lib */
+static posix_spawn_file_actions_t *lib_actions;
+
+/* The child's side of the 8 actions, for the methods that run user code there. */
+static void child_actions(void)
+{
+	int i;
+
+	for (i = 0; with_actions && i < NR_ACTIONS; i++)
+		dup2(devnull, 3 + i);
+}
+
+static int reap(pid_t pid)
 {
 	int status;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int reap_pidfd(int pidfd)
+{
+	siginfo_t info;
+	int ret;
+
+	ret = waitid(P_PIDFD, pidfd, &info, WEXITED);
+	close(pidfd);
+	return !ret && info.si_code == CLD_EXITED && info.si_status == 0 ? 0 : -1;
+}
+
+static int m_fork(struct child *c)
+{
 	pid_t pid = fork();
 
 	if (pid < 0)
 		return -1;
 	if (!pid) {
-		execve(child_path, child_argv, child_envp);
+		child_actions();
+		execve(c->path, child_argv, child_envp);
 		_exit(127);
 	}
-	return waitpid(pid, &status, 0) == pid && status == 0 ? 0 : -1;
+	return reap(pid);
 }
 
-static int glibc_posix_spawn(void)
+static int m_vfork(struct child *c)
 {
-	int status;
-	pid_t pid;
+	pid_t pid = vfork();
 
-	if (posix_spawn(&pid, child_path, NULL, NULL, child_argv, child_envp))
+	if (pid < 0)
 		return -1;
-	return waitpid(pid, &status, 0) == pid && status == 0 ? 0 : -1;
+	if (!pid) {
+		child_actions();
+		execve(c->path, child_argv, child_envp);
+		_exit(127);
+	}
+	return reap(pid);
 }
 
-static int pidfd_config_spawn(void)
+static int m_glibc(struct child *c)
 {
-	int pidfd, status, ret = -1;
+	posix_spawn_file_actions_t fa, *fap = NULL;
+	pid_t pid;
+	int i, err;
 
-	pidfd = pidspawn_create(0);
+	/* glibc's own file actions: the library's have another layout. */
+	typedef int (*init_fn)(posix_spawn_file_actions_t *);
+	typedef int (*dup2_fn)(posix_spawn_file_actions_t *, int, int);
+	static init_fn init, destroy;
+	static dup2_fn adddup2;
+
+	if (with_actions) {
+		if (!init) {
+			init = (init_fn)dlvsym(RTLD_DEFAULT, "posix_spawn_file_actions_init",
+					       "GLIBC_2.2.5");
+			destroy = (init_fn)dlvsym(RTLD_DEFAULT,
+						  "posix_spawn_file_actions_destroy",
+						  "GLIBC_2.2.5");
+			adddup2 = (dup2_fn)dlvsym(RTLD_DEFAULT,
+						  "posix_spawn_file_actions_adddup2",
+						  "GLIBC_2.2.5");
+			if (!init || !destroy || !adddup2)
+				return -1;
+		}
+		init(&fa);
+		for (i = 0; i < NR_ACTIONS; i++)
+			adddup2(&fa, devnull, 3 + i);
+		fap = &fa;
+	}
+	err = glibc_posix_spawn(&pid, c->path, fap, NULL, child_argv, child_envp);
+	if (fap)
+		destroy(fap);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return reap(pid);
+}
+
+static int m_lib(struct child *c)
+{
+	pid_t pid;
+	int err;
+
+	err = posix_spawn(&pid, c->path, lib_actions, NULL, child_argv, child_envp);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return reap(pid);
+}
+
+/* The per-spawn part of the builder methods: argv, actions, start, reap. */
+static int builder_finish(int pidfd)
+{
+	int i;
+
+	if (pidspawn_set_argv(pidfd, child_argv))
+		goto fail;
+	/* The caller's fds beyond 2 are not the child's: give them. */
+	for (i = 0; with_actions && i < NR_ACTIONS; i++)
+		if (pidspawn_act_give_fd(pidfd, devnull, 3 + i))
+			goto fail;
+	if (pidspawn_start(pidfd) <= 0)
+		goto fail;
+	return reap_pidfd(pidfd);
+fail:
+	close(pidfd);
+	return -1;
+}
+
+static int m_builder_path(struct child *c)
+{
+	int pidfd = pidspawn_create(0);
+
 	if (pidfd < 0)
 		return -1;
-	if (!pidspawn_set_exec_path(pidfd, AT_FDCWD, child_path) &&
-	    !pidspawn_set_argv(pidfd, child_argv) &&
-	    pidspawn_start(pidfd) > 0 &&
-	    !pidspawn_wait(pidfd, &status) && status == 0)
-		ret = 0;
-	close(pidfd);
-	return ret;
+	if (pidspawn_set_exec_path(pidfd, AT_FDCWD, c->path)) {
+		close(pidfd);
+		return -1;
+	}
+	return builder_finish(pidfd);
+}
+
+static int m_builder_fd(struct child *c)
+{
+	int pidfd = pidspawn_create(0);
+
+	if (pidfd < 0)
+		return -1;
+	if (pidspawn_set_exec_fd(pidfd, c->fd)) {
+		close(pidfd);
+		return -1;
+	}
+	return builder_finish(pidfd);
+}
+
+static int m_template(struct child *c)
+{
+	int pidfd = pidspawn_template_new(c->tmpl, 0);
+
+	return pidfd < 0 ? -1 : builder_finish(pidfd);
+}
+
+static int floor_child(void *arg)
+{
+	struct child *c = arg;
+
+	syscall(SYS_execveat, c->fd, "", child_argv, child_envp, AT_EMPTY_PATH);
+	_exit(127);
+}
+
+static int m_floor(struct child *c)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	pid_t pid;
+
+	pid = clone(floor_child, stack + sizeof(stack),
+		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_FS | SIGCHLD, c);
+	return pid < 0 ? -1 : reap(pid);
 }
 
 static const struct method {
 	const char *name;
-	int (*spawn)(void);
+	int (*spawn)(struct child *c);
+	bool no_actions;	/* cannot do the 8-actions scenario */
 } methods[] = {
-	{ "fork+execve", fork_exec },
-	{ "posix_spawn (glibc vfork)", glibc_posix_spawn },
-	{ "pidfd_config (pristine)", pidfd_config_spawn },
+	{ "fork", m_fork, false },
+	{ "vfork", m_vfork, false },
+	{ "posix_spawn-glibc", m_glibc, false },
+	{ "posix_spawn-lib", m_lib, false },
+	{ "builder-path", m_builder_path, false },
+	{ "builder-fd", m_builder_fd, false },
+	{ "template", m_template, false },
+	/* It shares the fd table until execve(): actions would be the parent's. */
+	{ "floor", m_floor, true },
 };
 
-#define NR_METHODS (sizeof(methods) / sizeof(methods[0]))
+#define NR_METHODS	(sizeof(methods) / sizeof(methods[0]))
+#define VFORK		1
+#define TEMPLATE	6
 
-static double now(void)
+static const char *const scenarios[] = {
+	"small", "256m", "1g", "10-fds", "10k-fds", "100k-fds", "threads", "8-actions",
+};
+
+#define NR_SCENARIOS	(sizeof(scenarios) / sizeof(scenarios[0]))
+
+static double now_us(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-static int measure(long mib, int spawns)
+static int cmp_double(const void *a, const void *b)
 {
-	double total[NR_METHODS] = { 0 };
-	size_t size = (size_t)mib << 20;
-	char *mem = NULL;
-	unsigned int m;
-	int round, i;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	if (size) {
-		mem = mmap(NULL, size, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (mem == MAP_FAILED)
+	return x < y ? -1 : x > y;
+}
+
+/* The parent's state for a scenario, set up before and undone after it. */
+struct shape {
+	char *mem;
+	size_t size;
+	int *fds;
+	int nr_fds;
+	pthread_t threads[8];
+	int nr_threads;
+	volatile bool stop;
+};
+
+static void *toucher(void *arg)
+{
+	struct shape *shape = arg;
+	size_t size = 16 << 20, i;
+	char *mem = malloc(size);
+
+	if (!mem)
+		return NULL;
+	while (!shape->stop)
+		for (i = 0; i < size && !shape->stop; i += 4096)
+			mem[i]++;
+	free(mem);
+	return NULL;
+}
+
+static int shape_setup(struct shape *shape, const char *scenario)
+{
+	long fds = 0;
+	int i;
+
+	memset(shape, 0, sizeof(*shape));
+	with_actions = !strcmp(scenario, "8-actions");
+	if (!strcmp(scenario, "256m") || !strcmp(scenario, "1g")) {
+		shape->size = (size_t)(scenario[0] == '1' ? 1024 : 256) << 20;
+		shape->mem = mmap(NULL, shape->size, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (shape->mem == MAP_FAILED)
 			return -1;
-		memset(mem, 1, size);
+		memset(shape->mem, 1, shape->size);
 	}
+	if (!strcmp(scenario, "10-fds"))
+		fds = 10;
+	else if (!strcmp(scenario, "10k-fds"))
+		fds = 10000;
+	else if (!strcmp(scenario, "100k-fds"))
+		fds = 100000;
+	if (fds) {
+		struct rlimit rl = { fds + 64, fds + 64 };
 
-	for (round = 0; round < ROUNDS; round++) {
-		for (m = 0; m < NR_METHODS; m++) {
-			double start = now();
-
-			for (i = 0; i < spawns / ROUNDS; i++) {
-				if (methods[m].spawn()) {
-					fprintf(stderr, "%s failed: %s\n", methods[m].name,
-						strerror(errno));
-					return -1;
-				}
-			}
-			total[m] += now() - start;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return -1;
+		shape->fds = calloc(fds, sizeof(int));
+		if (!shape->fds)
+			return -1;
+		for (i = 0; i < fds; i++) {
+			shape->fds[i] = dup(devnull);
+			if (shape->fds[i] < 0)
+				return -1;
+			shape->nr_fds++;
 		}
 	}
+	if (!strcmp(scenario, "threads"))
+		for (i = 0; i < 8; i++)
+			if (!pthread_create(&shape->threads[i], NULL, toucher, shape))
+				shape->nr_threads++;
+	return 0;
+}
 
-	printf("\nparent with %ld MiB touched, %d spawns of %s per method:\n",
-	       mib, spawns / ROUNDS * ROUNDS, child_path);
-	for (m = 0; m < NR_METHODS; m++)
-		printf("  %-28s %6.3f of fork+execve's time\n", methods[m].name,
-		       total[m] / total[0]);
-	if (mem)
-		munmap(mem, size);
+static void shape_undo(struct shape *shape)
+{
+	int i;
+
+	shape->stop = true;
+	for (i = 0; i < shape->nr_threads; i++)
+		pthread_join(shape->threads[i], NULL);
+	for (i = 0; i < shape->nr_fds; i++)
+		close(shape->fds[i]);
+	free(shape->fds);
+	if (shape->mem)
+		munmap(shape->mem, shape->size);
+	with_actions = false;
+}
+
+static int make_template(struct child *c)
+{
+	int pidfd = pidspawn_create(0), tmpl = -1;
+
+	if (pidfd < 0)
+		return -1;
+	if (!pidspawn_set_exec_path(pidfd, AT_FDCWD, c->path) &&
+	    !pidspawn_set_envp(pidfd, child_envp))
+		tmpl = pidspawn_make_template(pidfd, 0);
+	close(pidfd);
+	if (tmpl >= 0)
+		fcntl(tmpl, F_SETFD, FD_CLOEXEC);
+	return tmpl;
+}
+
+static bool selected(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p;
+
+	if (!list)
+		return true;
+	for (p = list; (p = strstr(p, name)); p += len)
+		if ((p == list || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return true;
+	return false;
+}
+
+static int run(const char *scenario, struct child *c, int spawns,
+	       const char *method_list, FILE *csv)
+{
+	static double *samples[NR_METHODS];
+	double total[NR_METHODS] = { 0 };
+	bool use[NR_METHODS];
+	int per_round = spawns / ROUNDS, round, i, n;
+	struct shape shape;
+	unsigned int m;
+
+	if (shape_setup(&shape, scenario)) {
+		fprintf(stderr, "%s: setting up: %s\n", scenario, strerror(errno));
+		shape_undo(&shape);
+		return -1;
+	}
+	c->tmpl = make_template(c);
+	for (m = 0; m < NR_METHODS; m++) {
+		use[m] = selected(method_list, methods[m].name) &&
+			 !(with_actions && methods[m].no_actions) &&
+			 !(m == TEMPLATE && c->tmpl < 0);
+		free(samples[m]);
+		samples[m] = calloc(per_round * ROUNDS, sizeof(double));
+	}
+	for (round = 0; round < ROUNDS; round++) {
+		for (m = 0; m < NR_METHODS; m++) {
+			if (!use[m])
+				continue;
+			for (i = 0; i < per_round; i++) {
+				double start = now_us(), took;
+
+				if (methods[m].spawn(c)) {
+					fprintf(stderr, "%s/%s/%s failed: %s\n", scenario,
+						methods[m].name, c->name, strerror(errno));
+					use[m] = false;
+					break;
+				}
+				took = now_us() - start;
+				samples[m][round * per_round + i] = took;
+				total[m] += took;
+			}
+		}
+	}
+	n = per_round * ROUNDS;
+	printf("\n%s, child %s, %d spawns per method, %d rounds\n", scenario, c->name, n, ROUNDS);
+	printf("  %-18s %12s %10s %10s %10s\n", "method", "spawns/s", "p50 us", "p99 us",
+	       "vs vfork");
+	for (m = 0; m < NR_METHODS; m++) {
+		double rate, p50, p99;
+
+		if (!use[m])
+			continue;
+		qsort(samples[m], n, sizeof(double), cmp_double);
+		rate = n / (total[m] / 1e6);
+		p50 = samples[m][n / 2];
+		p99 = samples[m][n * 99 / 100];
+		printf("  %-18s %12.1f %10.0f %10.0f", methods[m].name, rate, p50, p99);
+		if (use[VFORK])
+			printf(" %9.3fx", total[VFORK] / total[m]);
+		putchar('\n');
+		if (csv)
+			fprintf(csv, "%s,%s,%s,%.2f,%.1f,%.1f\n", scenario, methods[m].name,
+				c->name, rate, p50, p99);
+	}
+	if (csv)
+		fflush(csv);
+	if (c->tmpl >= 0)
+		close(c->tmpl);
+	c->tmpl = -1;
+	shape_undo(&shape);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	int spawns = argc > 1 ? atoi(argv[1]) : 200;
-	int i;
+	const char *scenario_list = NULL, *method_list = NULL, *child_list = NULL;
+	const char *csv_path = NULL;
+	static char static_path[4096];
+	int spawns = 200, opt, i;
+	unsigned int s;
+	FILE *csv = NULL;
+	char *slash;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	while ((opt = getopt(argc, argv, "n:s:m:c:o:")) != -1) {
+		switch (opt) {
+		case 'n':
+			spawns = atoi(optarg);
+			break;
+		case 's':
+			scenario_list = optarg;
+			break;
+		case 'm':
+			method_list = optarg;
+			break;
+		case 'c':
+			child_list = optarg;
+			break;
+		case 'o':
+			csv_path = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-n spawns] [-s scenarios] [-m methods] [-c children] [-o csv]\n",
+				argv[0]);
+			return 2;
+		}
+	}
 	if (spawns < ROUNDS)
 		spawns = ROUNDS;
-	if (argc <= 2)
-		return measure(0, spawns) || measure(256, spawns) ? 1 : 0;
-	for (i = 2; i < argc; i++)
-		if (measure(atol(argv[i]), spawns))
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	/* glibc's posix_spawn(), not the library's that this program links. */
+	glibc_posix_spawn = (glibc_spawn_fn)dlvsym(RTLD_DEFAULT, "posix_spawn", "GLIBC_2.15");
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (!glibc_posix_spawn || devnull < 0) {
+		fprintf(stderr, "glibc's posix_spawn or /dev/null missing\n");
+		return 1;
+	}
+	posix_spawn_file_actions_init(&actions);
+
+	/* The static child is built beside this program. */
+	if (readlink("/proc/self/exe", static_path, sizeof(static_path) - 32) < 0)
+		return 1;
+	slash = strrchr(static_path, '/');
+	strcpy(slash + 1, "exit0");
+	children[0].path = static_path;
+	for (i = 0; i < 2; i++) {
+		children[i].fd = open(children[i].path, O_PATH | O_CLOEXEC);
+		if (children[i].fd < 0) {
+			fprintf(stderr, "%s: %s\n", children[i].path, strerror(errno));
 			return 1;
+		}
+	}
+	if (csv_path) {
+		csv = fopen(csv_path, "w");
+		if (!csv)
+			return 1;
+		fprintf(csv, "scenario,method,child,spawns_per_sec,p50_us,p99_us\n");
+	}
+	printf("%d spawns per method and case; \"vs vfork\": vfork+execve's time over the method's\n",
+	       spawns / ROUNDS * ROUNDS);
+	for (s = 0; s < NR_SCENARIOS; s++) {
+		if (!selected(scenario_list, scenarios[s]))
+			continue;
+		if (!strcmp(scenarios[s], "8-actions")) {
+			for (i = 0; i < NR_ACTIONS; i++)
+				posix_spawn_file_actions_adddup2(&actions, devnull, 3 + i);
+			lib_actions = &actions;
+		}
+		for (i = 0; i < 2; i++)
+			if (selected(child_list, children[i].name) &&
+			    run(scenarios[s], &children[i], spawns, method_list, csv))
+				return 1;
+		lib_actions = NULL;
+	}
+	if (csv)
+		fclose(csv);
 	return 0;
 }

@@ -17,11 +17,17 @@
  *    pidfd_config() (environment PIDSPAWN_BACKEND=native|fallback
  *    forces the choice).
  *
- * Templates (not implemented): a later kernel "template" object would be
- * configured with the same builder functions, since they take the fd and
- * nothing else; only its creation (pidspawn_template_create()) and a
- * pidspawn_spawn_from(template) that returns a fresh pidfd, recreating the
- * template when the kernel reports ESTALE, would be added here.
+ * Spawn templates (kernels with PIDFD_CONFIG_MAKE_TEMPLATE): a builder
+ * frozen into a template fd, from which each spawn takes a new empty
+ * process with the executable already opened, pinned and its ELF headers
+ * read.  Raw: pidspawn_make_template() and pidspawn_template_new().
+ * Convenience: struct pidspawn_template, made from an absolute path, which
+ * spawns as pidfd_spawn() does and makes its template again when the kernel
+ * says it is stale (ESTALE) or not the caller's (EACCES, after fork() or a
+ * credential change); by path, without a template, where the kernel has
+ * none.  And an opt-in cache of templates under the posix_spawn family
+ * (PIDSPAWN_TEMPLATES=1 or POSIX_SPAWN_TEMPLATE_NP), see
+ * pidspawn_template_create(3).
  */
 #ifndef PIDSPAWN_H
 #define PIDSPAWN_H
@@ -75,6 +81,42 @@ int pidspawn_resetids(int pidfd);
 int pidspawn_set_scheduler(int pidfd, int policy,
 			   const struct sched_param *param);
 int pidspawn_set_cgroup(int pidfd, int cgroupfd);
+
+/*
+ * Templates, raw: PIDFD_CONFIG_MAKE_TEMPLATE on a configured empty pidfd
+ * (flags: 0 or PIDFD_TEMPLATE_CLOEXEC) returns a template fd;
+ * PIDFD_CONFIG_NEW_EMPTY on a template fd (flags: 0 or PIDFD_NONBLOCK)
+ * returns a new empty pidfd with the template's configuration.
+ */
+int pidspawn_make_template(int pidfd, unsigned int flags);
+int pidspawn_template_new(int tfd, unsigned int flags);
+
+/*
+ * Templates, the convenience layer.  pidspawn_template_create() takes an
+ * absolute path and flags 0; NULL with errno EINVAL (relative path, flags),
+ * ENAMETOOLONG or ENOMEM.  Other failures to make the kernel template are
+ * not reported: the object then spawns by path, as posix_spawn() does, and
+ * tries again later.  pidspawn_template_spawn() is pidfd_spawn() (pidfd
+ * not NULL) or posix_spawn() (pid) of the template's executable: 0 or an
+ * error number, *pid and *pidfd set on success only.  Thread-safe.
+ * pidspawn_template_fd() is the template fd now, -1 when there is none.
+ */
+struct pidspawn_template;
+struct pidspawn_template *pidspawn_template_create(const char *path,
+						   unsigned int flags);
+int pidspawn_template_spawn(struct pidspawn_template *tmpl, pid_t *pid,
+			    int *pidfd, const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[],
+			    char *const envp[]);
+int pidspawn_template_fd(const struct pidspawn_template *tmpl);
+void pidspawn_template_free(struct pidspawn_template *tmpl);
+
+/*
+ * A libpidspawn attribute flag: this spawn may use the template cache,
+ * as PIDSPAWN_TEMPLATES=1 lets every spawn of the process.  glibc's
+ * posix_spawnattr_setflags() refuses it with EINVAL.
+ */
+#define POSIX_SPAWN_TEMPLATE_NP	0x4000
 
 /* Start, wait, and why a start failed. */
 pid_t pidspawn_start(int pidfd);

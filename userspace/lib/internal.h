@@ -68,10 +68,25 @@ struct spawn {
 	const posix_spawnattr_t *attr;
 	char *const *argv;
 	char *const *envp;
+	struct pidspawn_template *tmpl;	/* pidspawn_template_spawn() */
 	int pid;		/* results */
 	int pidfd;
+	int templated;		/* the last attempt used a template */
 };
 
 int spawn_fallback(struct spawn *s) HIDDEN;
+int spawn_run(struct spawn *s) HIDDEN;
+
+/* PIDFD_TEMPLATE_CLOEXEC, for files that cannot include <linux/pidfd.h>. */
+#define TEMPLATE_CLOEXEC	1U
+
+/*
+ * Templates (template.c): a new empty pidfd from the spawn's template (its
+ * object's, or the cache's when the cache applies to the spawn), or -1:
+ * spawn without one.  Whether a spawn may be started again after its
+ * child died at the exec with ESTALE.
+ */
+int template_empty(const struct spawn *s) HIDDEN;
+int template_repeatable(const struct spawn *s) HIDDEN;
 
 #endif

@@ -193,6 +193,19 @@ int pidspawn_set_cgroup(int pidfd, int cgroupfd)
 			       cgroupfd);
 }
 
+_Static_assert(TEMPLATE_CLOEXEC == PIDFD_TEMPLATE_CLOEXEC, "uapi flag");
+
+int pidspawn_make_template(int pidfd, unsigned int flags)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,
+			       flags);
+}
+
+int pidspawn_template_new(int tfd, unsigned int flags)
+{
+	return pidspawn_config(tfd, PIDFD_CONFIG_NEW_EMPTY, NULL, NULL, flags);
+}
+
 pid_t pidspawn_start(int pidfd)
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_START, NULL, NULL, 0);

@@ -253,14 +253,32 @@ static const char *set_exec(const struct spawn *s, int pidfd)
 	return err ? "search not set" : NULL;
 }
 
+/*
+ * Whether a START from a template that failed with @err is tried again:
+ * ESTALE (the path now leads to another file: the template is made again,
+ * or the spawn goes by path), and for a PATH search any error on which
+ * the search goes on (by path then: the child searches as glibc's would).
+ * Only a spawn whose first child left nothing behind: the cache takes no
+ * other; pidspawn_template_spawn() returns ESTALE for the others.
+ */
+static int start_again(const struct spawn *s, int err)
+{
+	return (err == ESTALE || (s->search && search_goes_on(err))) &&
+	       template_repeatable(s);
+}
+
 /* 0 or an error number, or -1 with *why: take the fallback. */
 static int spawn_native(struct spawn *s, const char **why)
 {
 	unsigned long all = ~0UL, old;
-	int pidfd, pid, err;
+	int pidfd, pid, err, tries = 0, by_path = 0;
 
+again:
 	*why = NULL;
-	pidfd = pidspawn_create(0);
+	pidfd = by_path ? -1 : template_empty(s);
+	s->templated = pidfd >= 0;
+	if (pidfd < 0)
+		pidfd = pidspawn_create(0);
 	if (pidfd < 0) {
 		*why = "no empty pidfd";	/* EMFILE: no free fd */
 		return -1;
@@ -271,7 +289,9 @@ static int spawn_native(struct spawn *s, const char **why)
 		syscall(SYS_close, pidfd);
 		return err;
 	}
-	*why = err ? "configuration failed" : set_exec(s, pidfd);
+	/* A template's executable is set: it is the file s->file leads to. */
+	*why = err ? "configuration failed" :
+	       s->templated ? NULL : set_exec(s, pidfd);
 	if (*why) {
 		syscall(SYS_close, pidfd);
 		return -1;
@@ -286,6 +306,11 @@ static int spawn_native(struct spawn *s, const char **why)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET_SIZE);
 	if (err || !s->want_pidfd)
 		syscall(SYS_close, pidfd);
+	if (err && s->templated && !tries++ && start_again(s, err)) {
+		/* ESTALE: template_empty() sees the new file and remakes. */
+		by_path = err != ESTALE;
+		goto again;
+	}
 	if (!err) {
 		s->pid = pid;
 		s->pidfd = pidfd;
@@ -293,16 +318,19 @@ static int spawn_native(struct spawn *s, const char **why)
 	return err;
 }
 
-static int spawn(struct spawn *s)
+int spawn_run(struct spawn *s)
 {
 	const char *why = "fallback backend";
 	int err = -1;
 
 	if (pidspawn_backend() == PIDSPAWN_NATIVE)
 		err = spawn_native(s, &why);
-	if (err < 0)
+	if (err < 0) {
+		s->templated = 0;
 		err = spawn_fallback(s);
-	trace(s, err >= 0 && !why ? "native" : why, err);
+	}
+	trace(s, err >= 0 && !why ? (s->templated ? "template" : "native") :
+	      why, err);
 	return err;
 }
 
@@ -314,7 +342,7 @@ static int spawn_call(const char *name, int search, int want_pidfd, int *out,
 	struct spawn s = { .name = name, .file = file, .search = search,
 			   .want_pidfd = want_pidfd, .fa = fa, .attr = attr,
 			   .argv = argv, .envp = envp };
-	int err = spawn(&s);
+	int err = spawn_run(&s);
 
 	if (!err && out)
 		*out = want_pidfd ? s.pidfd : s.pid;

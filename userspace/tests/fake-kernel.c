@@ -10,7 +10,18 @@
  * Intercepts syscall() (the library's only way in), read() and close()
  * (the failure messages and the end of an emulated pidfd).  The forked
  * child must not take the lock it may have inherited held: it calls the
- * real close() only.
+ * real close() only.  The lock is let go around that fork() and taken by
+ * pthread_atfork(), so that the caller's own fork handlers may close
+ * emulated fds in the child.
+ *
+ * Spawn templates are emulated too (PIDSPAWN_FAKE_NO_TEMPLATES=1: answered
+ * EOPNOTSUPP, as a kernel without them): MAKE_TEMPLATE takes an absolute
+ * path or an fd and an ELF file (ENOEXEC otherwise); NEW_EMPTY checks the
+ * process and its uids and gids (EACCES) and gives a pidfd with the
+ * template's executable only (the library puts nothing else in one);
+ * START from it fails with ESTALE after the actions when the path leads to
+ * another file.  A template fd shares its entry with its F_DUPFD copies
+ * made through syscall().  Writers of the executable are not refused.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -60,6 +71,14 @@ struct empty {
 	struct act *acts;
 	int nacts;
 	char msg[256];
+	/* templates */
+	char key[4096];		/* SET_EXEC_PATH's path, absolute or not */
+	int by_path, is_tmpl, refs, from_tmpl;
+	dev_t tdev;		/* the template's file, for ESTALE */
+	ino_t tino;
+	pid_t towner;
+	uid_t tuid, teuid;
+	gid_t tgid, tegid;
 };
 
 static struct empty *table[MAXFD];
@@ -76,6 +95,23 @@ static void init(void)
 		real_close = dlsym(RTLD_NEXT, "close");
 		real_syscall = dlsym(RTLD_NEXT, "syscall");
 	}
+}
+
+static void lock_all(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void unlock_all(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+/* First of the fork handlers: the others find the lock free. */
+__attribute__((constructor)) static void setup(void)
+{
+	init();
+	pthread_atfork(lock_all, unlock_all, unlock_all);
 }
 
 static long fail(int err)
@@ -104,6 +140,8 @@ static void drop(int fd)
 	if (!e)
 		return;
 	table[fd] = NULL;
+	if (e->is_tmpl && --e->refs > 0)
+		return;
 	for (int i = 0; i < e->nacts; i++) {
 		free(e->acts[i].path);
 		if (e->acts[i].cmd == PIDFD_CONFIG_ACT_GIVE_FD)
@@ -238,6 +276,16 @@ static int child_steps(struct empty *e, const char **step)
 		}
 		}
 	}
+	/* The kernel looks the template's path up again before the exec. */
+	*step = "exec";
+	if (e->from_tmpl) {
+		struct stat st;
+
+		if (stat(e->key, &st))
+			return errno;
+		if (st.st_dev != e->tdev || st.st_ino != e->tino)
+			return ESTALE;
+	}
 	*step = "sigmask";
 	if (e->has_mask)
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &e->mask, NULL, 8);
@@ -272,7 +320,10 @@ static long start(int pidfd, struct empty *e)
 		return fail(EINVAL);
 	if (pipe2(pipefd, O_CLOEXEC))
 		return -1;
+	pthread_mutex_unlock(&lock);
 	pid = fork();
+	if (pid)
+		pthread_mutex_lock(&lock);
 	if (pid == 0) {
 		struct rlimit nofile, raised;
 		int w;
@@ -340,6 +391,99 @@ static int pin(struct empty *e)
 	return 0;
 }
 
+static int no_templates(void)
+{
+	const char *v = getenv("PIDSPAWN_FAKE_NO_TEMPLATES");
+
+	return v && *v && strcmp(v, "0");
+}
+
+/* A new emulated empty pidfd, @e or a fresh one. */
+static int new_pidfd(struct empty *e, int flags)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC | flags);
+
+	if (fd < 0)
+		return -1;
+	if (!e) {
+		e = calloc(1, sizeof(*e));
+		e->exec_fd = e->cwd_fd = e->cgroup_fd = -1;
+	}
+	drop(fd);
+	table[fd] = e;
+	return fd;
+}
+
+static long make_template(struct empty *e, int aux)
+{
+	struct empty *t;
+	char magic[4];
+	struct stat st;
+	int fd, x;
+
+	if (aux & ~PIDFD_TEMPLATE_CLOEXEC || e->search || e->exec_fd < 0 ||
+	    e->by_path < 0)
+		return fail(EINVAL);
+	x = open(e->exec_path, O_RDONLY | O_CLOEXEC);
+	if (x < 0)
+		return -1;
+	if (real_read(x, magic, 4) != 4 || memcmp(magic, "\177ELF", 4)) {
+		real_close(x);
+		return fail(ENOEXEC);
+	}
+	real_close(x);
+	t = calloc(1, sizeof(*t));
+	*t = *e;
+	t->acts = NULL;
+	t->nacts = 0;
+	t->cwd_fd = t->cgroup_fd = -1;
+	t->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, 3);
+	fstat(t->exec_fd, &st);
+	t->tdev = st.st_dev;
+	t->tino = st.st_ino;
+	t->towner = getpid();
+	t->tuid = getuid();
+	t->teuid = geteuid();
+	t->tgid = getgid();
+	t->tegid = getegid();
+	t->is_tmpl = t->refs = 1;
+	fd = open("/dev/null", O_RDONLY |
+		  (aux & PIDFD_TEMPLATE_CLOEXEC ? O_CLOEXEC : 0));
+	if (fd < 0) {
+		real_close(t->exec_fd);
+		free(t);
+		return -1;
+	}
+	drop(fd);
+	table[fd] = t;
+	e->state = 3;		/* EBUSY from now on */
+	return fd;
+}
+
+static long template_cmd(struct empty *t, unsigned int cmd, const char *key,
+			 const void *value, int aux)
+{
+	struct empty *e;
+
+	if (getpid() != t->towner || getuid() != t->tuid ||
+	    geteuid() != t->teuid || getgid() != t->tgid ||
+	    getegid() != t->tegid)
+		return fail(EACCES);
+	if (cmd != PIDFD_CONFIG_NEW_EMPTY || key || value ||
+	    aux & ~PIDFD_NONBLOCK)
+		return fail(EINVAL);
+	e = calloc(1, sizeof(*e));
+	e->cwd_fd = e->cgroup_fd = -1;
+	e->exec_fd = fcntl(t->exec_fd, F_DUPFD_CLOEXEC, 3);
+	memcpy(e->exec_path, t->exec_path, sizeof(e->exec_path));
+	memcpy(e->key, t->key, sizeof(e->key));
+	e->by_path = t->by_path;
+	e->tdev = t->tdev;
+	e->tino = t->tino;
+	e->from_tmpl = 1;
+	return new_pidfd(e, aux & PIDFD_NONBLOCK);
+}
+
 static long config(int fd, unsigned int cmd, const char *key,
 		   const void *value, int aux)
 {
@@ -358,10 +502,20 @@ static long config(int fd, unsigned int cmd, const char *key,
 	if (!e)
 		return fail(fd >= 0 && fd < MAXFD && fcntl(fd, F_GETFD) >= 0 ?
 			    EINVAL : EBADF);
-	if (cmd > PIDFD_CONFIG_ACT_TCSETPGRP)
+	if (cmd > PIDFD_CONFIG_NEW_EMPTY ||
+	    (cmd >= PIDFD_CONFIG_MAKE_TEMPLATE && no_templates()))
 		return fail(EOPNOTSUPP);
+	if (e->is_tmpl)
+		return template_cmd(e, cmd, key, value, aux);
+	if (cmd == PIDFD_CONFIG_NEW_EMPTY)
+		return fail(EINVAL);
 	if (e->state)
 		return fail(EBUSY);
+	if (e->from_tmpl && (cmd == PIDFD_CONFIG_SET_EXEC_FD ||
+			     cmd == PIDFD_CONFIG_SET_EXEC_PATH ||
+			     cmd == PIDFD_CONFIG_SET_EXEC_SEARCH ||
+			     cmd == PIDFD_CONFIG_MAKE_TEMPLATE))
+		return fail(EINVAL);
 	switch (cmd) {
 	case PIDFD_CONFIG_SET_EXEC_PATH: case PIDFD_CONFIG_SET_CWD:
 	case PIDFD_CONFIG_ACT_OPEN:
@@ -383,7 +537,7 @@ static long config(int fd, unsigned int cmd, const char *key,
 	case PIDFD_CONFIG_SET_EXEC_FD: case PIDFD_CONFIG_ACT_CLOSE:
 	case PIDFD_CONFIG_ACT_FCHDIR: case PIDFD_CONFIG_SETPGID:
 	case PIDFD_CONFIG_ACT_TCSETPGRP:
-	case PIDFD_CONFIG_SET_CGROUP:
+	case PIDFD_CONFIG_SET_CGROUP: case PIDFD_CONFIG_MAKE_TEMPLATE:
 		takes_aux = 1;
 		break;
 	}
@@ -394,7 +548,10 @@ static long config(int fd, unsigned int cmd, const char *key,
 	    struct_size[cmd] && (!value || aux != (int)struct_size[cmd]))
 		return fail(EINVAL);
 	switch (cmd) {
+	case PIDFD_CONFIG_MAKE_TEMPLATE:
+		return make_template(e, aux);
 	case PIDFD_CONFIG_SET_EXEC_FD:
+		e->by_path = 0;
 		e->search = NULL;
 		if (e->exec_fd >= 0)
 			real_close(e->exec_fd);
@@ -415,6 +572,8 @@ static long config(int fd, unsigned int cmd, const char *key,
 			real_close(e->exec_fd);
 		e->exec_fd = x;
 		e->search = NULL;
+		e->by_path = key[0] == '/' ? 1 : -1;
+		snprintf(e->key, sizeof(e->key), "%s", key);
 		return pin(e);
 	}
 	case PIDFD_CONFIG_SET_ARGV:
@@ -514,18 +673,24 @@ long syscall(long nr, ...)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
 	if (nr == SYS_pidfd_open && a[0] == 0 && (a[1] & PIDFD_EMPTY)) {
-		int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		struct empty *e;
-
-		if (fd < 0)
-			return -1;
-		e = calloc(1, sizeof(*e));
-		e->exec_fd = e->cwd_fd = e->cgroup_fd = -1;
 		pthread_mutex_lock(&lock);
-		drop(fd);
-		table[fd] = e;
+		ret = new_pidfd(NULL, 0);
 		pthread_mutex_unlock(&lock);
-		return fd;
+		return ret;
+	}
+	/* A copy of a template is the same template. */
+	if (nr == SYS_fcntl && (a[1] == F_DUPFD || a[1] == F_DUPFD_CLOEXEC) &&
+	    a[0] >= 0 && a[0] < MAXFD) {
+		pthread_mutex_lock(&lock);
+		ret = real_syscall(nr, a[0], a[1], a[2]);
+		if (ret >= 0 && ret < MAXFD && table[a[0]] &&
+		    table[a[0]]->is_tmpl) {
+			drop(ret);
+			table[ret] = table[a[0]];
+			table[ret]->refs++;
+		}
+		pthread_mutex_unlock(&lock);
+		return ret;
 	}
 	if (nr == __NR_pidfd_config) {
 		pthread_mutex_lock(&lock);
