@@ -19,7 +19,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,36 +36,15 @@
 #ifdef WITH_PIDSPAWN
 #include "pidspawn.h"
 #endif
+#include "tap.h"
 
 extern char **environ;
 
-enum { PASS, FAIL, SKIPPED };
-static char why[1024];
-static char probe_path[PATH_MAX], tmp[256], out[512];
+static char probe_path[PATH_MAX], out[512];
 static char rep[65536];
 static int status;
 static int native __attribute__((unused));
 
-static int fail_at(int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = line ? snprintf(why, sizeof(why), "line %d: ", line) : 0;
-
-	va_start(ap, fmt);
-	vsnprintf(why + n, sizeof(why) - n, fmt, ap);
-	va_end(ap);
-	return FAIL;
-}
-
-#define CHECK(c) do { if (!(c)) return fail_at(__LINE__, "%s", #c); } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) \
-	return fail_at(__LINE__, "%s == %lld, expected %s == %lld", #a, a_, \
-		       #b, b_); } while (0)
-#define CHECK_STR(a, b) do { const char *a_ = (a), *b_ = (b); \
-	if (!a_ || strcmp(a_, b_)) return fail_at(__LINE__, \
-	"%s is \"%s\", expected \"%s\"", #a, a_ ? a_ : "(none)", b_); \
-	} while (0)
-#define SKIP(...) do { fail_at(0, __VA_ARGS__); return SKIPPED; } while (0)
 #define NEED_ROOT() do { if (geteuid()) SKIP("needs root"); } while (0)
 #ifdef WITH_PIDSPAWN
 #define NEED_LIB() do { } while (0)
@@ -168,17 +146,6 @@ static int run(int use_path, const char *path,
 }
 
 #define PROBE(fa, attr) run(0, NULL, fa, attr, NULL, NULL)
-
-/* A file in the test's own directory. */
-static const char *tpath(const char *name)
-{
-	static char p[4][1024];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", tmp, name);
-	return p[i];
-}
 
 static void write_file(const char *path, const char *text, mode_t mode)
 {
@@ -583,15 +550,6 @@ static int t_fa_open_enoent(void)
 	CHECK_EQ(run(0, tpath("nonexistent"), &fa, NULL, NULL, NULL), ENOTDIR);
 	posix_spawn_file_actions_destroy(&fa);
 	return PASS;
-}
-
-/* The lowest free fd in this process. */
-static int lowest_free(void)
-{
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	close(fd);
-	return fd;
 }
 
 static int t_fa_open_cloexec(void)
@@ -1857,12 +1815,6 @@ static int t_backend(void)
 }
 #endif /* WITH_PIDSPAWN */
 
-struct test {
-	const char *name;
-	int (*fn)(void);
-};
-
-#define T(f) { #f + 2, f }
 static const struct test tests[] = {
 	T(t_sizes), T(t_attr_defaults), T(t_attr_flags), T(t_attr_roundtrip),
 	T(t_attr_policy), T(t_fa_bad_fds), T(t_fa_many), T(t_fa_path_copied),
@@ -1891,12 +1843,11 @@ static const struct test tests[] = {
 #endif
 };
 
+
 int main(int argc, char **argv)
 {
-	int n = sizeof(tests) / sizeof(*tests), failed = 0;
-	const char *skip_all = NULL, *only = argc > 1 ? argv[1] : NULL;
+	const char *skip_all = NULL;
 	const char *env = getenv("PIDSPAWN_BACKEND");
-	char *t = getenv("TMPDIR");
 	ssize_t len;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1905,8 +1856,7 @@ int main(int argc, char **argv)
 		return 1;
 	probe_path[len] = '\0';
 	strcpy(strrchr(probe_path, '/'), "/spawn-probe");
-	snprintf(tmp, sizeof(tmp), "%s/spawn-test.XXXXXX", t ? t : "/tmp");
-	if (!mkdtemp(tmp))
+	if (tap_mkdtemp("spawn-test"))
 		return 1;
 	snprintf(out, sizeof(out), "%s/report", tmp);
 	snprintf(saved_path, sizeof(saved_path), "%s",
@@ -1928,51 +1878,6 @@ int main(int argc, char **argv)
 	(void)env;
 	printf("# glibc %s, the reference\n", gnu_get_libc_version());
 #endif
-	printf("1..%d\n", n);
-	for (int i = 0; i < n; i++) {
-		siginfo_t si;
-		int r, before = lowest_free();
-
-		if (only && strcmp(only, tests[i].name)) {
-			printf("ok %d %s # SKIP not selected\n", i + 1, tests[i].name);
-			continue;
-		}
-		if (skip_all) {
-			printf("ok %d %s # SKIP %s\n", i + 1, tests[i].name, skip_all);
-			continue;
-		}
-		why[0] = '\0';
-		r = tests[i].fn();
-		/* No child left behind, no fd leaked. */
-		memset(&si, 0, sizeof(si));
-		if (r != SKIPPED && (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) == 0 ||
-				     errno != ECHILD)) {
-			size_t len = strlen(why);
-
-			snprintf(why + len, sizeof(why) - len, "%sa child is left (pid %d)",
-				 len ? "; " : "", si.si_pid);
-			while (waitpid(-1, NULL, 0) > 0)
-				;
-			r = FAIL;
-		}
-		if (r != SKIPPED && lowest_free() != before) {
-			size_t len = strlen(why);
-
-			snprintf(why + len, sizeof(why) - len, "%sfd %d leaked",
-				 len ? "; " : "", before);
-			r = FAIL;
-		}
-		if (r == PASS)
-			printf("ok %d %s\n", i + 1, tests[i].name);
-		else if (r == SKIPPED)
-			printf("ok %d %s # SKIP %s\n", i + 1, tests[i].name, why);
-		else
-			printf("not ok %d %s\n# %s\n", i + 1, tests[i].name, why);
-		failed += r == FAIL;
-	}
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd))
-		failed++;
-	return failed ? 1 : 0;
+	return tap_run(tests, sizeof(tests) / sizeof(*tests),
+		       argc > 1 ? argv[1] : NULL, skip_all, 0);
 }

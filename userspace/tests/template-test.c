@@ -12,9 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,38 +20,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "pidspawn.h"
+#include "tap.h"
 
 extern char **environ;
-
-enum { PASS, FAIL, SKIPPED };
-static char why[1024], tmp[256];
-
-static int fail_at(int line, const char *fmt, ...)
-{
-	va_list ap;
-	int n = line ? snprintf(why, sizeof(why), "line %d: ", line) : 0;
-
-	va_start(ap, fmt);
-	vsnprintf(why + n, sizeof(why) - n, fmt, ap);
-	va_end(ap);
-	return FAIL;
-}
-
-#define CHECK(c) do { if (!(c)) return fail_at(__LINE__, "%s", #c); } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (a), b_ = (b); if (a_ != b_) \
-	return fail_at(__LINE__, "%s == %lld, expected %s == %lld", #a, a_, \
-		       #b, b_); } while (0)
-#define SKIP(...) do { fail_at(0, __VA_ARGS__); return SKIPPED; } while (0)
-
-static const char *tpath(const char *name)
-{
-	static char p[4][1024];
-	static int i;
-
-	i = (i + 1) % 4;
-	snprintf(p[i], sizeof(p[i]), "%s/%s", tmp, name);
-	return p[i];
-}
 
 /* @dst becomes a copy of @src (renamed into place, a new inode). */
 static int copy(const char *src, const char *dst)
@@ -72,14 +41,6 @@ static int copy(const char *src, const char *dst)
 	close(in);
 	close(out);
 	return n < 0 ? -1 : rename(part, dst);
-}
-
-static int lowest_free(void)
-{
-	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	close(fd);
-	return fd;
 }
 
 /* Spawn from @t, wait: the exit status, or -error. */
@@ -529,12 +490,6 @@ static int t_cache_open_action(void)
 	return PASS;
 }
 
-struct test {
-	const char *name;
-	int (*fn)(void);
-};
-
-#define T(f) { #f + 2, f }
 static const struct test tests[] = {
 	T(t_create_errors), T(t_spawn_many), T(t_spawn_errors), T(t_script),
 	T(t_replaced), T(t_raw), T(t_etxtbsy), T(t_fork), T(t_cache),
@@ -543,52 +498,11 @@ static const struct test tests[] = {
 
 int main(int argc, char **argv)
 {
-	int n = sizeof(tests) / sizeof(*tests), failed = 0;
-	const char *only = argc > 1 ? argv[1] : NULL;
-	char *t = getenv("TMPDIR");
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	snprintf(tmp, sizeof(tmp), "%s/template-test.XXXXXX", t ? t : "/tmp");
-	if (!mkdtemp(tmp))
+	if (tap_mkdtemp("template-test"))
 		return 1;
 	printf("# libpidspawn templates, backend %s\n",
 	       pidspawn_backend() == PIDSPAWN_NATIVE ? "native" : "fallback");
-	printf("1..%d\n", n);
-	for (int i = 0; i < n; i++) {
-		siginfo_t si;
-		int r, before = lowest_free();
-
-		if (only && strcmp(only, tests[i].name)) {
-			printf("ok %d %s # SKIP not selected\n", i + 1, tests[i].name);
-			continue;
-		}
-		why[0] = '\0';
-		r = tests[i].fn();
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG) == 0 ||
-		    errno != ECHILD) {
-			snprintf(why + strlen(why), sizeof(why) - strlen(why),
-				 "; a child is left (pid %d)", si.si_pid);
-			while (waitpid(-1, NULL, 0) > 0)
-				;
-			r = FAIL;
-		}
-		if (lowest_free() != before) {
-			snprintf(why + strlen(why), sizeof(why) - strlen(why),
-				 "; fd %d leaked", before);
-			r = FAIL;
-		}
-		if (r == PASS)
-			printf("ok %d %s\n", i + 1, tests[i].name);
-		else if (r == SKIPPED)
-			printf("ok %d %s # SKIP %s\n", i + 1, tests[i].name, why);
-		else
-			printf("not ok %d %s\n# %s\n", i + 1, tests[i].name, why);
-		failed += r == FAIL;
-	}
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	if (system(cmd))
-		failed++;
-	return failed ? 1 : 0;
+	return tap_run(tests, sizeof(tests) / sizeof(*tests),
+		       argc > 1 ? argv[1] : NULL, NULL, 1);
 }
