@@ -52,12 +52,15 @@ run: kernel image userspace
 # (comma lists; see userspace/demo/pidspawn-bench.c). The CSV goes to
 # build/bench/results.csv. A quick subset: BENCH_ARGS="-n 100 -s small".
 BENCH_ARGS ?= -n 200
+# make-bench.sh: rules and rounds of GNU make -j2, plain and with the shim.
+MAKE_BENCH_ARGS ?= 300 3
 
 bench: kernel image userspace
 	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
 	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/bench/userspace
 	@printf '%s\n' 'uname -sr' 'nproc' \
 		'cd userspace && ./demo/pidspawn-bench -o /mnt/host/results.csv $(BENCH_ARGS)' \
+		'./demo/make-bench.sh $(MAKE_BENCH_ARGS)' \
 		> $(BUILD)/bench/job.sh
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
 		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; exit $$rc
