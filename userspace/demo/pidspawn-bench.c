@@ -93,9 +93,10 @@ static int reap_pidfd(int pidfd)
 	return !ret && info.si_code == CLD_EXITED && info.si_status == 0 ? 0 : -1;
 }
 
-static int m_fork(struct child *c)
+/* The child runs in this frame until execve(), as vfork() requires. */
+static int fork_exec(struct child *c, bool use_vfork)
 {
-	pid_t pid = fork();
+	pid_t pid = use_vfork ? vfork() : fork();
 
 	if (pid < 0)
 		return -1;
@@ -107,18 +108,14 @@ static int m_fork(struct child *c)
 	return reap(pid);
 }
 
+static int m_fork(struct child *c)
+{
+	return fork_exec(c, false);
+}
+
 static int m_vfork(struct child *c)
 {
-	pid_t pid = vfork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		child_actions();
-		execve(c->path, child_argv, child_envp);
-		_exit(127);
-	}
-	return reap(pid);
+	return fork_exec(c, true);
 }
 
 static int m_glibc(struct child *c)
