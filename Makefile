@@ -50,7 +50,7 @@ run: kernel image userspace
 
 # BENCH_ARGS: -n spawns per method, -s scenarios, -m methods, -c children
 # (comma lists; see userspace/demo/pidspawn-bench.c). The CSV goes to
-# build/bench/results.csv. A quick subset: BENCH_ARGS="-n 100 -s small".
+# build/bench/results.csv (and beside the run, in $(BUILD)/bench). A quick subset: BENCH_ARGS="-n 100 -s small".
 BENCH_ARGS ?= -n 200
 # make-bench.sh: rules and rounds of GNU make -j2, plain and with the shim.
 MAKE_BENCH_ARGS ?= 300 3
@@ -63,7 +63,9 @@ bench: kernel image userspace
 		'./demo/make-bench.sh $(MAKE_BENCH_ARGS)' \
 		> $(BUILD)/bench/job.sh
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
-		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; exit $$rc
+		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; \
+		mkdir -p build/bench && cp -f $(BUILD)/bench/results.csv build/bench/ 2>/dev/null; \
+		exit $$rc
 
 # The fuzzer for FUZZ_SECONDS (FUZZ_SEED reruns a seed it printed), on the
 # debug kernel unless KCONFIG is given: its KASAN, lockdep and kmemleak
