@@ -4,8 +4,11 @@
 #   make run       build what is missing, boot the guest, run the demo
 #   make check     host checks and suites, then all guest suites
 #   make shell     an interactive guest shell
-#   make bench     spawn ratios (fork, vfork, pidfd_config) in one guest run
+#   make bench     every spawn method side by side in one guest run, CSV and plots
 #   make fuzz      the pidfd_config() fuzzer, on the debug kernel by default
+#   make stress    stress-ng's posix_spawn stressors, glibc against the shim
+#                  (debug kernel by default)
+#   make soak      a million spawns, then leftover, fd and slab checks
 #   make check KCONFIG=debug   the same on the KASAN/lockdep/kmemleak kernel
 #   make kernel-tree / make kernel-patches   the kernel development loop
 
@@ -23,7 +26,7 @@ PIDSPAWN_TEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),3600,900)
 export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
-.PHONY: all deps kernel image userspace run shell bench fuzz check check-debug \
+.PHONY: all deps kernel image userspace run shell bench fuzz stress soak check check-debug \
 	kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
@@ -40,32 +43,38 @@ image: deps
 userspace: deps
 	@$(MAKE) -s -C userspace
 
-run: kernel image userspace
-	@rm -rf $(BUILD)/run && mkdir -p $(BUILD)/run
-	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/run/userspace
-	@printf '%s\n' 'uname -sr' 'cd userspace && ./demo/pidspawn-demo' > $(BUILD)/run/job.sh
-	@echo "run: booting the guest (TCG); serial log in $(BUILD)/run/serial.log"
+# $(call guest-job,NAME,COMMANDS,RUN-GUEST OPTIONS): stage the library and
+# tests in $(BUILD)/NAME, run the commands there in the guest, show job.out.
+define guest-job
+	@rm -rf $(BUILD)/$(1) && mkdir -p $(BUILD)/$(1)
+	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/$(1)/userspace
+	@printf '%s\n' 'uname -sr' 'cd userspace' $(2) > $(BUILD)/$(1)/job.sh
+	@echo "$(1): booting the guest (TCG); serial log in $(BUILD)/$(1)/serial.log"
 	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
-		$(GUEST_OPTS) $(BUILD)/run; rc=$$?; cat $(BUILD)/run/job.out; exit $$rc
+		$(GUEST_OPTS) $(3) $(BUILD)/$(1); rc=$$?; cat $(BUILD)/$(1)/job.out; exit $$rc
+endef
+
+run: kernel image userspace
+	$(call guest-job,run,'./demo/pidspawn-demo')
 
 # BENCH_ARGS: -n spawns per method, -s scenarios, -m methods, -c children
-# (comma lists; see userspace/demo/pidspawn-bench.c). The CSV goes to
-# build/bench/results.csv (and beside the run, in $(BUILD)/bench). A quick subset: BENCH_ARGS="-n 100 -s small".
+# (comma lists; see userspace/demo/pidspawn-bench.c). MAKE_BENCH_ARGS: rules
+# and rounds of GNU make -j2 (demo/make-bench.sh). AGENT_MIX_ARGS: calls a
+# run and rounds of the agent-tool mix (demo/make-agent-mix.sh), empty to
+# leave it out. A quick subset:
+#   make bench BENCH_ARGS="-n 100 -s small" MAKE_BENCH_ARGS="60 1" AGENT_MIX_ARGS=
+# The CSV goes to build/bench/results.csv, with the plots beside it.
 BENCH_ARGS ?= -n 200
-# make-bench.sh: rules and rounds of GNU make -j2, plain and with the shim.
 MAKE_BENCH_ARGS ?= 300 3
+AGENT_MIX_ARGS ?= 160 3
 
 bench: kernel image userspace
-	@rm -rf $(BUILD)/bench && mkdir -p $(BUILD)/bench
-	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/bench/userspace
-	@printf '%s\n' 'uname -sr' 'nproc' \
-		'cd userspace && ./demo/pidspawn-bench -o /mnt/host/results.csv $(BENCH_ARGS)' \
+	$(call guest-job,bench,'nproc' \
+		'./demo/pidspawn-bench -o /mnt/host/results.csv $(BENCH_ARGS)' \
 		'./demo/make-bench.sh $(MAKE_BENCH_ARGS)' \
-		> $(BUILD)/bench/job.sh
-	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
-		$(GUEST_OPTS) $(BUILD)/bench; rc=$$?; cat $(BUILD)/bench/job.out; \
-		mkdir -p build/bench && cp -f $(BUILD)/bench/results.csv build/bench/ 2>/dev/null; \
-		exit $$rc
+		$(if $(AGENT_MIX_ARGS),'./demo/make-agent-mix.sh $(AGENT_MIX_ARGS)'))
+	@mkdir -p build/bench && cp -f $(BUILD)/bench/results.csv build/bench/
+	@userspace/demo/bench-plot.sh build/bench/results.csv build/bench
 
 # The fuzzer for FUZZ_SECONDS (FUZZ_SEED reruns a seed it printed), on the
 # debug kernel unless KCONFIG is given: its KASAN, lockdep and kmemleak
@@ -74,19 +83,27 @@ FUZZ_SECONDS ?= 600
 FUZZ_THREADS ?= 4
 FUZZ_SEED ?=
 
+# make soak: SOAK_SPAWNS spawns one after another (pidfd-fuzz --soak), then
+# the fuzzer's leftover, fd and slab checks.
+SOAK_SPAWNS ?= 1000000
+# make stress: stress-ng's posix_spawn stressors on glibc and through the
+# shim, STRESS_SECONDS a run, at each of STRESS_WORKERS.
+STRESS_SECONDS ?= 20
+STRESS_WORKERS ?= 1 2 4
+
 ifeq ($(origin KCONFIG),file)
-fuzz:
-	@$(MAKE) fuzz KCONFIG=debug
+fuzz stress:
+	@$(MAKE) $@ KCONFIG=debug
 else
 fuzz: kernel image userspace
-	@rm -rf $(BUILD)/fuzz && mkdir -p $(BUILD)/fuzz
-	@$(MAKE) -s -C userspace stage DEST=$(BUILD)/fuzz/userspace
-	@printf '%s\n' 'uname -sr' 'cd userspace && ./tests/pidfd-fuzz --seconds $(FUZZ_SECONDS) --threads $(FUZZ_THREADS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))' \
-		> $(BUILD)/fuzz/job.sh
-	@images/run-guest.sh --kernel $(BZIMAGE) --image $$(images/build-image.sh) \
-		$(GUEST_OPTS) --timeout $$(($(GUEST_TIMEOUT) + $(FUZZ_SECONDS))) $(BUILD)/fuzz; \
-		rc=$$?; cat $(BUILD)/fuzz/job.out; exit $$rc
+	$(call guest-job,fuzz,'./tests/pidfd-fuzz --seconds $(FUZZ_SECONDS) --threads $(FUZZ_THREADS) $(if $(FUZZ_SEED),--seed $(FUZZ_SEED))',--timeout $$(($(GUEST_TIMEOUT) + $(FUZZ_SECONDS))))
+
+stress: kernel image userspace
+	$(call guest-job,stress,'./demo/stress.sh $(STRESS_SECONDS) $(STRESS_WORKERS)')
 endif
+
+soak: kernel image userspace
+	$(call guest-job,soak,'./tests/pidfd-fuzz --soak $(SOAK_SPAWNS)',--timeout 14400)
 
 shell: kernel image userspace
 	@rm -rf $(BUILD)/shell && mkdir -p $(BUILD)/shell

@@ -12,8 +12,8 @@ packages=(
 	libc6-dev libcap-dev pkg-config
 	# guest
 	qemu-system-x86 debootstrap e2fsprogs
-	# docs: render the man pages
-	man-db groff-base
+	# docs: render the man pages; make bench: plots
+	man-db groff-base gnuplot-nox
 )
 
 missing=()

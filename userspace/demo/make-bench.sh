@@ -3,9 +3,12 @@
 # make bench, a real program: an unmodified GNU make -j2 over RULES small
 # rules (make starts a recipe without shell metacharacters with
 # posix_spawn()), plain, with the LD_PRELOAD shim, and with the shim and
-# its template cache, taking turns in ROUNDS rounds in one run. Prints
-# each variant's total time and its ratio to plain make; the trace of the
-# last shim round says how the recipes were spawned.
+# its template cache, taking turns in ROUNDS rounds in one run. Two more
+# variants split the shim's cost: the shim in make only (the recipes'
+# environment without LD_PRELOAD), and plain make whose recipes alone
+# preload the shim. Prints each variant's total time and its ratio to
+# plain make; a traced round after the timed ones says how the recipes
+# were spawned.
 #   make-bench.sh [RULES] [ROUNDS]
 here=$(cd "$(dirname "$0")" && pwd)
 shim=$here/../lib/libpidspawn-preload.so
@@ -15,6 +18,9 @@ trap 'rm -rf "$work"' EXIT
 
 i=1
 {
+	# Who preloads the shim: make only, or the recipes only.
+	printf 'ifdef SHIM_IN_MAKE_ONLY\nunexport LD_PRELOAD PIDSPAWN_TEMPLATES\nendif\n'
+	printf 'ifdef SHIM_IN_RECIPES_ONLY\nexport LD_PRELOAD := $(SHIM_IN_RECIPES_ONLY)\nendif\n'
 	printf 'all:'
 	while [ $i -le "$rules" ]; do printf ' r%d' $i; i=$((i + 1)); done
 	printf '\n.PHONY: all'
@@ -26,30 +32,47 @@ i=1
 } > "$work/Makefile"
 
 now() { date +%s.%N; }
-run() {	# variant: prints the seconds one make took
+run() {	# variant [trace file]: prints the seconds one make took
+	trace=${2:-}
 	start=$(now)
 	case $1 in
 	plain) env -u LD_PRELOAD make -s -j2 -C "$work" >/dev/null ;;
-	shim) LD_PRELOAD=$shim PIDSPAWN_TRACE=$work/trace make -s -j2 -C "$work" >/dev/null ;;
-	templates) LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 PIDSPAWN_TRACE=$work/trace-t \
+	shim) LD_PRELOAD=$shim PIDSPAWN_TRACE=$trace make -s -j2 -C "$work" >/dev/null ;;
+	templates) LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 PIDSPAWN_TRACE=$trace \
 		make -s -j2 -C "$work" >/dev/null ;;
+	make-only) LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 \
+		make -s -j2 -C "$work" SHIM_IN_MAKE_ONLY=1 >/dev/null ;;
+	recipes-only) env -u LD_PRELOAD make -s -j2 -C "$work" \
+		SHIM_IN_RECIPES_ONLY="$shim" >/dev/null ;;
 	esac || { echo "make failed ($1)" >&2; exit 1; }
 	awk -v a="$(now)" -v b="$start" 'BEGIN { printf "%.6f\n", a - b }'
 }
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f\n", a + b }'; }
 
-t_plain=0 t_shim=0 t_templates=0
+variants="plain shim templates make-only recipes-only"
+for v in $variants; do eval "t_$(echo "$v" | tr - _)=0"; done
 r=0
 while [ $r -lt "$rounds" ]; do
-	rm -f "$work/trace" "$work/trace-t"
-	t_plain=$(add "$t_plain" "$(run plain)")
-	t_shim=$(add "$t_shim" "$(run shim)")
-	t_templates=$(add "$t_templates" "$(run templates)")
+	for v in $variants; do
+		var=t_$(echo "$v" | tr - _)
+		eval "$var=\$(add \"\$$var\" \"\$(run $v)\")"
+	done
 	r=$((r + 1))
 done
+# Traced, untimed: how make's spawns went.
+run shim "$work/trace" >/dev/null
+run templates "$work/trace-t" >/dev/null
+
 echo "GNU make -j2, $rules rules of /bin/true, $rounds rounds:"
-printf '  %-24s %8.2f s  %6.3fx\n' "plain (glibc posix_spawn)" "$t_plain" 1
-printf '  %-24s %8.2f s  %6.3fx\n' "LD_PRELOAD shim" "$t_shim" "$(awk -v a="$t_plain" -v b="$t_shim" 'BEGIN { print a / b }')"
-printf '  %-24s %8.2f s  %6.3fx\n' "shim, template cache" "$t_templates" "$(awk -v a="$t_plain" -v b="$t_templates" 'BEGIN { print a / b }')"
-echo "  spawns of the last round, shim: $(sed 's/^[^:]*: //' "$work/trace" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
-echo "  spawns of the last round, cache: $(sed 's/^[^:]*: //' "$work/trace-t" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
+show() {	# label variant
+	eval "t=\$t_$(echo "$2" | tr - _)"
+	printf '  %-40s %8.2f s  %6.3fx\n' "$1" "$t" \
+		"$(awk -v a="$t_plain" -v b="$t" 'BEGIN { print a / b }')"
+}
+show "plain (glibc posix_spawn)" plain
+show "LD_PRELOAD shim" shim
+show "shim, template cache" templates
+show "shim and cache in make only" make-only
+show "glibc make, shim preloaded by recipes" recipes-only
+echo "  spawns of a traced round, shim: $(sed 's/^[^:]*: //' "$work/trace" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
+echo "  spawns of a traced round, cache: $(sed 's/^[^:]*: //' "$work/trace-t" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"

@@ -37,7 +37,11 @@
  * choices follow from the seed, but threads interleave as they do, so a
  * rerun repeats the operations, not their timing.
  *
+ * --soak N runs N spawns instead, one spawner process per CPU, with the
+ * same checks (see soak()).
+ *
  *   pidfd-fuzz [--seed N] [--seconds N] [--threads N]
+ *   pidfd-fuzz --soak N
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -2337,12 +2341,297 @@ static void check_memory(const struct slab *before, int nbefore, int unix_before
 	    SLAB_SLACK, SLAB_SLACK_PCT);
 }
 
+/*
+ * --soak N: N spawns of a short static child (../demo/exit0 beside us, or
+ * /bin/true) one after another, through the builder by path and by fd
+ * and through a template, with a mix of fd actions, and one in five meant
+ * to fail: an open action on a missing file (ENOENT at START), a file
+ * that is not executable (EACCES), a dup2 from a descriptor the child
+ * does not have (EBADF), a builder closed unstarted.  Every outcome is
+ * checked, then the same leftover, fd and slab checks as a fuzz run.
+ */
+enum soak_kind {
+	SOAK_PATH, SOAK_FD_ACTIONS, SOAK_GIVE_FD, SOAK_INHERIT, SOAK_TEMPLATE_GIVE_FD,
+	SOAK_TEMPLATE, SOAK_FAIL_OPEN, SOAK_FAIL_EXEC, SOAK_FAIL_DUP2, SOAK_UNSTARTED,
+	SOAK_KINDS
+};
+
+static const char *const soak_names[SOAK_KINDS] = {
+	"by path", "by fd + open/dup2", "give_fd + close_range", "inherit_fds + close",
+	"template + give_fd", "template", "missing file (ENOENT)", "not executable (EACCES)",
+	"bad dup2 (EBADF)", "closed unstarted",
+};
+
+static const int soak_errno[SOAK_KINDS] = {
+	[SOAK_FAIL_OPEN] = ENOENT, [SOAK_FAIL_EXEC] = EACCES, [SOAK_FAIL_DUP2] = EBADF,
+};
+
+/* One spawn of @kind; 0 if it went as meant to. */
+static int soak_one(enum soak_kind kind, const char *exe, int exe_fd, int tmpl,
+		    int devnull, const char *plain, char *const argv[])
+{
+	struct pidfd_open_action open_null = { .flags = O_RDWR, .fd = 0 };
+	struct pidfd_open_action open_missing = { .flags = O_RDONLY, .fd = 0 };
+	struct pidfd_fd_pair to_stdout = { .fd = 0, .newfd = 1 };
+	struct pidfd_fd_pair give = { .fd = devnull, .newfd = 5 };
+	struct pidfd_fd_pair bad = { .fd = 40, .newfd = 1 };
+	struct pidfd_fd_range above = { .first = 3, .last = ~0U };
+	long fd, ret = 0;
+	siginfo_t si;
+
+	if (kind == SOAK_TEMPLATE || kind == SOAK_TEMPLATE_GIVE_FD)
+		fd = sys_config(tmpl, PIDFD_CONFIG_NEW_EMPTY, NULL, NULL, 0);
+	else
+		fd = sys_pidfd_open(0, PIDFD_EMPTY);
+	if (fd < 0)
+		return -1;
+	switch (kind) {
+	case SOAK_PATH:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, exe, NULL, AT_FDCWD);
+		break;
+	case SOAK_FD_ACTIONS:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_FD, NULL, NULL, exe_fd) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_OPEN, "/dev/null", &open_null,
+				 sizeof(open_null)) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_DUP2, NULL, &to_stdout, sizeof(to_stdout));
+		break;
+	case SOAK_GIVE_FD:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_FD, NULL, NULL, exe_fd) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_GIVE_FD, NULL, &give, sizeof(give)) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_CLOSE_RANGE, NULL, &above, sizeof(above));
+		break;
+	case SOAK_INHERIT:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, exe, NULL, AT_FDCWD) ?:
+		      sys_config(fd, PIDFD_CONFIG_INHERIT_FDS, NULL, NULL, 0) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_CLOSE, NULL, NULL, devnull);
+		break;
+	case SOAK_TEMPLATE_GIVE_FD:
+		ret = sys_config(fd, PIDFD_CONFIG_ACT_GIVE_FD, NULL, &give, sizeof(give));
+		break;
+	case SOAK_FAIL_OPEN:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_FD, NULL, NULL, exe_fd) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_OPEN, "/nonexistent/soak", &open_missing,
+				 sizeof(open_missing));
+		break;
+	case SOAK_FAIL_EXEC:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, plain, NULL, AT_FDCWD);
+		break;
+	case SOAK_FAIL_DUP2:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_FD, NULL, NULL, exe_fd) ?:
+		      sys_config(fd, PIDFD_CONFIG_ACT_DUP2, NULL, &bad, sizeof(bad));
+		break;
+	case SOAK_UNSTARTED:
+		ret = sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, exe, NULL, AT_FDCWD);
+		close(fd);
+		return ret ? -1 : 0;
+	case SOAK_TEMPLATE:
+	case SOAK_KINDS:
+		break;
+	}
+	if (!ret)
+		ret = sys_config(fd, PIDFD_CONFIG_SET_ARGV, NULL, argv, 0);
+	/* A failure meant to be may come from a command or from START. */
+	if (!ret)
+		ret = sys_config(fd, PIDFD_CONFIG_START, NULL, NULL, 0);
+	if (soak_errno[kind] || ret < 0) {
+		ret = ret < 0 && errno == soak_errno[kind] ? 0 : -1;
+		close(fd);
+		return ret;
+	}
+	if (ret <= 0 || waitid(P_PIDFD, fd, &si, WEXITED)) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return si.si_code == CLD_EXITED && si.si_status == 0 ? 0 : -1;
+}
+
+/* What the spawners tell the supervisor. */
+struct soak_report {
+	unsigned long done[SOAK_KINDS], wrong[SOAK_KINDS];
+	int fds_before, fds_after, no_template;
+};
+
+/*
+ * Spawner @index of @nr: spawns index, index + nr, ... below @spawns, with
+ * a template of its own (a template serves its creator's thread group).
+ */
+static void soak_spawner(int index, int nr, unsigned long spawns, const char *exe,
+			 const char *plain, struct soak_report *rep)
+{
+	static char *const argv[] = { "soak-child", NULL };
+	int exe_fd, devnull, tmpl;
+	unsigned long i;
+	long fd;
+
+	rep->fds_before = count_fds();
+	exe_fd = open(exe, O_PATH | O_CLOEXEC);
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	fd = sys_pidfd_open(0, PIDFD_EMPTY);
+	if (exe_fd < 0 || devnull < 0 || fd < 0 ||
+	    sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, exe, NULL, AT_FDCWD) ||
+	    sys_config(fd, PIDFD_CONFIG_SET_ARGV, NULL, argv, 0))
+		die("soak setup");
+	tmpl = sys_config(fd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL, PIDFD_TEMPLATE_CLOEXEC);
+	close(fd);
+	/* A kernel without templates: their share runs by path. */
+	rep->no_template = tmpl < 0;
+
+	for (i = index; i < spawns; i += nr) {
+		enum soak_kind kind = i % SOAK_KINDS;
+
+		if (tmpl < 0 && (kind == SOAK_TEMPLATE || kind == SOAK_TEMPLATE_GIVE_FD))
+			kind = SOAK_PATH;
+		rep->done[kind]++;
+		if (soak_one(kind, exe, exe_fd, tmpl, devnull, plain, argv) &&
+		    rep->wrong[kind]++ < 3)
+			printf("# spawn %lu (%s) went wrong: %s\n", i, soak_names[kind],
+			       strerror(errno));
+		if (!index && (i + nr) % 100000 < (unsigned long)nr)
+			printf("# about %lu spawns\n", i + nr);
+	}
+	if (tmpl >= 0)
+		close(tmpl);
+	close(exe_fd);
+	close(devnull);
+	rep->fds_after = count_fds();
+	_exit(0);
+}
+
+/* Zombies and all processes in the system, for the record. */
+static void count_procs(int *all, int *zombies)
+{
+	static struct proc p[8192];
+	int i, n = scan_procs(0, p, ARRAY_SIZE(p));
+
+	*all = n;
+	*zombies = 0;
+	for (i = 0; i < n; i++)
+		*zombies += p[i].state == 'Z';
+}
+
+/* The caches a spawn allocates from, before and after, for the record. */
+static void soak_show_slabs(const struct slab *before, int nbefore)
+{
+	static const char *const shown[] = { "pid", "task_struct", "signal_cache",
+		"sighand_cache", "files_cache", "fs_cache", "cred_jar", "filp",
+		"pidfs_inode_cache" };
+	struct slab after[128];
+	int nafter = read_slabs(after, 128), i, j, k;
+
+	for (k = 0; k < (int)ARRAY_SIZE(shown); k++)
+		for (i = 0; i < nbefore; i++)
+			for (j = 0; j < nafter; j++)
+				if (!strcmp(before[i].name, shown[k]) &&
+				    !strcmp(after[j].name, shown[k]))
+					printf("# slab %-18s %7ld -> %7ld objects\n", shown[k],
+					       before[i].objs, after[j].objs);
+}
+
+static int soak(unsigned long spawns)
+{
+	int nr = sysconf(_SC_NPROCESSORS_ONLN), k, w, status, fds_before, fds_after;
+	int nbefore, unix_before, procs_before, procs_after, zombies_before, zombies_after;
+	unsigned long done, wrong, all_wrong = 0;
+	char exe[PATH_MAX], plain[PATH_MAX + 32], *slash;
+	struct soak_report *rep;
+	struct slab before[128];
+	bool spawners_ok = true;
+	double t0, elapsed;
+	long fd;
+
+	printf("1..7\n");
+	fd = sys_pidfd_open(0, PIDFD_EMPTY);
+	if (fd < 0) {
+		printf("# pidfd_open(0, PIDFD_EMPTY): %s\n", strerror(errno));
+		for (k = 1; k <= 7; k++)
+			tap_skip("soak", "no PIDFD_EMPTY");
+		return 0;
+	}
+	close(fd);
+	if (nr < 1 || nr > 16)
+		nr = nr < 1 ? 1 : 16;
+	rep = mmap(NULL, nr * sizeof(*rep), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (rep == MAP_FAILED)
+		die("mmap");
+	/* The static child is staged beside the tests, in ../demo. */
+	if (readlink("/proc/self/exe", exe, sizeof(exe) - 32) < 0)
+		die("readlink");
+	exe[sizeof(exe) - 32] = 0;
+	slash = strrchr(exe, '/');
+	*slash = 0;
+	slash = strrchr(exe, '/');
+	strcpy(slash ? slash + 1 : exe, "demo/exit0");
+	if (access(exe, X_OK))
+		strcpy(exe, "/bin/true");
+	make_work();
+	snprintf(plain, sizeof(plain), "%s/noexec.txt", work);
+	chmod(plain, 0644);
+
+	settle();
+	fds_before = count_fds();
+	count_procs(&procs_before, &zombies_before);
+	nbefore = read_slabs(before, 128);
+	unix_before = count_unix();
+	printf("# soak: %lu spawns of %s by %d spawners; before: %d fds, %d processes, %d zombies\n",
+	       spawns, exe, nr, fds_before, procs_before, zombies_before);
+	kmsg("pidfd-fuzz: soak of %lu spawns starts\n", spawns);
+
+	t0 = now();
+	for (w = 0; w < nr; w++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid)
+			soak_spawner(w, nr, spawns, exe, plain, &rep[w]);
+	}
+	while (wait(&status) > 0)
+		spawners_ok &= WIFEXITED(status) && !WEXITSTATUS(status);
+	elapsed = now() - t0;
+
+	if (rep[0].no_template)
+		printf("# no templates: their share went by path\n");
+	for (k = 0; k < SOAK_KINDS; k++) {
+		for (w = 0, done = 0, wrong = 0; w < nr; w++) {
+			done += rep[w].done[k];
+			wrong += rep[w].wrong[k];
+		}
+		printf("# %-26s %8lu spawns, %lu went wrong\n", soak_names[k], done, wrong);
+		all_wrong += wrong;
+	}
+	tap(spawners_ok && !all_wrong, "%lu spawns in %.0f s (%.0f/s), each as meant to",
+	    spawns, elapsed, spawns / elapsed);
+	for (w = 0; w < nr; w++)
+		if (rep[w].fds_before != rep[w].fds_after)
+			break;
+	tap(w == nr, "each spawner's fds back to their start (%d -> %d)",
+	    rep[w < nr ? w : 0].fds_before, rep[w < nr ? w : 0].fds_after);
+	tap(reap_all(5), "no child left to reap");
+	settle();
+	fds_after = count_fds();
+	count_procs(&procs_after, &zombies_after);
+	printf("# after: %d fds, %d processes, %d zombies\n", fds_after, procs_after,
+	       zombies_after);
+	tap(fds_after == fds_before, "fds: %d before, %d after", fds_before, fds_after);
+	tap(zombies_after <= zombies_before, "zombies: %d before, %d after", zombies_before,
+	    zombies_after);
+	check_memory(before, nbefore, unix_before);
+	soak_show_slabs(before, nbefore);
+	remove_work();
+	printf("pidspawn-soak: %lu spawns, %.0f s\n", spawns, elapsed);
+	kmsg("pidfd-fuzz: soak done\n");
+	return tap_failed;
+}
+
 int main(int argc, char **argv)
 {
 	struct slab before[128];
 	unsigned long long seed = 0;
 	bool have_seed = false;
 	int seconds = 60, nthreads = 4, i, nbefore, unix_before, fds_before;
+	unsigned long soak_spawns = 0;
 	double t0, elapsed;
 	long fd;
 
@@ -2357,8 +2646,10 @@ int main(int argc, char **argv)
 			seconds = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
 			nthreads = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--soak") && i + 1 < argc) {
+			soak_spawns = strtoul(argv[++i], NULL, 0);
 		} else {
-			fprintf(stderr, "usage: %s [--seed N] [--seconds N] [--threads N]\n",
+			fprintf(stderr, "usage: %s [--seed N] [--seconds N] [--threads N] | --soak N\n",
 				argv[0]);
 			return 2;
 		}
@@ -2374,6 +2665,15 @@ int main(int argc, char **argv)
 		seed &= 0xffffffffffffULL;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (soak_spawns) {
+		syscall(SYS_close_range, 3, ~0U, 0);
+		sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (sh == MAP_FAILED)
+			die("mmap");
+		prctl(PR_SET_CHILD_SUBREAPER, 1);
+		return soak(soak_spawns);
+	}
 	printf("# pidspawn-fuzz: seed %llu (rerun: --seed %llu), %d s, %d threads a worker\n",
 	       seed, seed, seconds, nthreads);
 	printf("1..9\n");

@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# make bench, the seed RFC's workload: agent-mix runs CALLS tool calls with
+# 16 in flight, split as 1x16, 2x8, 4x4 and 8x2 worker processes, over
+# generated sources and a small git repository. Each split runs with
+# glibc's posix_spawn, with the LD_PRELOAD shim (libpidspawn) and with the
+# shim and its template cache, taking turns in ROUNDS rounds. Prints
+# calls/s per split and variant and the deltas, beside the RFC's figures.
+#   make-agent-mix.sh [CALLS] [ROUNDS]
+here=$(cd "$(dirname "$0")" && pwd)
+shim=$here/../lib/libpidspawn-preload.so
+calls=${1:-240} rounds=${2:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Python-like sources: 48 files of 200 lines, each with defs, classes and
+# imports for the searches to find.
+mkdir -p "$work/src"
+awk -v dir="$work/src" 'BEGIN {
+	for (f = 0; f < 48; f++) {
+		out = dir "/m" f ".py"
+		print "import os\nimport sys\n" > out
+		for (l = 0; l < 20; l++) {
+			printf "class Thing%d_%d:\n    pass\n\n", f, l > out
+			printf "def handler_%d_%d(x):\n", f, l > out
+			printf "    return os.path.join(str(x), \"%d\")\n\n", l > out
+		}
+		close(out)
+	}
+}'
+cat > "$work/tool.py" <<'EOF'
+import sys
+with open(sys.argv[1]) as f:
+    lines = f.readlines()
+print(len(lines), sum(1 for line in lines if line.startswith("def ")))
+EOF
+# A repository with a commit and two files changed since.
+mkdir "$work/repo"
+cp "$work"/src/m1[0-9].py "$work/repo/"
+(
+	cd "$work/repo" && git init -q && git add . &&
+	git -c user.name=bench -c user.email=bench@localhost commit -qm init &&
+	echo '# changed' >> m10.py && echo '# changed' >> m11.py
+) || { echo "agent-mix: git repository setup failed" >&2; exit 1; }
+
+run() {	# variant workers inflight: adds the seconds to t_<variant>_<split>
+	case $1 in
+	glibc) out=$(env -u LD_PRELOAD "$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
+	lib) out=$(LD_PRELOAD=$shim "$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
+	templates) out=$(LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 \
+		"$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
+	esac || { echo "agent-mix failed ($1, $2x$3): $out" >&2; exit 1; }
+	eval "t=\$t_$1_$2"
+	eval "t_$1_$2=$(echo "$out" | awk -v t="${t:-0}" '{ printf "%.3f", t + $2 }')"
+}
+
+# The RFC's calls/s (subprocess, spawn_template) and delta, per split.
+rfc() {
+	case $1 in
+	1) echo "411.04 420.32 +2.26%" ;;
+	2) echo "666.78 690.08 +3.49%" ;;
+	4) echo "955.61 1003.25 +4.99%" ;;
+	8) echo "1048.25 1069.18 +2.00%" ;;
+	esac
+}
+
+echo "agent-tool mix: $calls calls per run, 16 in flight, $rounds rounds (calls/s; delta to glibc)"
+printf '%-6s %9s %9s %8s %9s %8s   %s\n' split glibc lib delta templates delta \
+	"RFC: subprocess template delta"
+for w in 1 2 4 8; do
+	i=$((16 / w))
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		run glibc $w $i
+		run lib $w $i
+		run templates $w $i
+		r=$((r + 1))
+	done
+	eval "g=\$t_glibc_$w l=\$t_lib_$w t=\$t_templates_$w"
+	awk -v w=$w -v i=$i -v n=$((calls * rounds)) -v g="$g" -v l="$l" -v t="$t" \
+		-v rfc="$(rfc $w)" 'BEGIN {
+		printf "%dx%-4d %9.2f %9.2f %+7.2f%% %9.2f %+7.2f%%   %s\n", w, i,
+		       n / g, n / l, (g / l - 1) * 100, n / t, (g / t - 1) * 100, rfc
+	}'
+done
