@@ -54,6 +54,30 @@ static struct child children[] = {
 	{ "true", "/bin/true", -1, -1 },
 };
 
+/*
+ * Where a spawn's time goes, seen from the parent: making the process
+ * (pidfd_open or NEW_EMPTY), configuring it, starting it (until the call
+ * that starts it returns: after the child's execve() for vfork, the floor,
+ * posix_spawn and START, before it for fork) and reaping it. A method
+ * marks the end of each phase it has; a phase it does not mark is 0.
+ */
+enum phase { PH_CREATE, PH_CONFIG, PH_START, NR_MARKS, PH_REAP = NR_MARKS, NR_PHASES };
+static const char *const phase_names[NR_PHASES] = { "create", "configure", "start", "reap" };
+static double marks[NR_MARKS];
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void mark(enum phase ph)
+{
+	marks[ph] = now_us();
+}
+
 static char *const child_argv[] = { "child", NULL };
 static char *const child_envp[] = { NULL };
 static int devnull;
@@ -105,6 +129,7 @@ static int fork_exec(struct child *c, bool use_vfork)
 		execve(c->path, child_argv, child_envp);
 		_exit(127);
 	}
+	mark(PH_START);
 	return reap(pid);
 }
 
@@ -149,6 +174,7 @@ static int m_glibc(struct child *c)
 		fap = &fa;
 	}
 	err = glibc_posix_spawn(&pid, c->path, fap, NULL, child_argv, child_envp);
+	mark(PH_START);
 	if (fap)
 		destroy(fap);
 	if (err) {
@@ -164,6 +190,7 @@ static int m_lib(struct child *c)
 	int err;
 
 	err = posix_spawn(&pid, c->path, lib_actions, NULL, child_argv, child_envp);
+	mark(PH_START);
 	if (err) {
 		errno = err;
 		return -1;
@@ -182,8 +209,10 @@ static int builder_finish(int pidfd)
 	for (i = 0; with_actions && i < NR_ACTIONS; i++)
 		if (pidspawn_act_give_fd(pidfd, devnull, 3 + i))
 			goto fail;
+	mark(PH_CONFIG);
 	if (pidspawn_start(pidfd) <= 0)
 		goto fail;
+	mark(PH_START);
 	return reap_pidfd(pidfd);
 fail:
 	close(pidfd);
@@ -196,6 +225,7 @@ static int m_builder_path(struct child *c)
 
 	if (pidfd < 0)
 		return -1;
+	mark(PH_CREATE);
 	if (pidspawn_set_exec_path(pidfd, AT_FDCWD, c->path)) {
 		close(pidfd);
 		return -1;
@@ -209,6 +239,7 @@ static int m_builder_fd(struct child *c)
 
 	if (pidfd < 0)
 		return -1;
+	mark(PH_CREATE);
 	if (pidspawn_set_exec_fd(pidfd, c->fd)) {
 		close(pidfd);
 		return -1;
@@ -220,7 +251,10 @@ static int m_template(struct child *c)
 {
 	int pidfd = pidspawn_template_new(c->tmpl, 0);
 
-	return pidfd < 0 ? -1 : builder_finish(pidfd);
+	if (pidfd < 0)
+		return -1;
+	mark(PH_CREATE);
+	return builder_finish(pidfd);
 }
 
 static int floor_child(void *arg)
@@ -238,7 +272,10 @@ static int m_floor(struct child *c)
 
 	pid = clone(floor_child, stack + sizeof(stack),
 		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_FS | SIGCHLD, c);
-	return pid < 0 ? -1 : reap(pid);
+	if (pid < 0)
+		return -1;
+	mark(PH_START);
+	return reap(pid);
 }
 
 static const struct method {
@@ -266,14 +303,6 @@ static const char *const scenarios[] = {
 };
 
 #define NR_SCENARIOS	(sizeof(scenarios) / sizeof(scenarios[0]))
-
-static double now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -398,7 +427,7 @@ static int run(const char *scenario, struct child *c, int spawns,
 	       const char *method_list, FILE *csv)
 {
 	static double *samples[NR_METHODS];
-	double total[NR_METHODS] = { 0 };
+	double total[NR_METHODS] = { 0 }, phases[NR_METHODS][NR_PHASES] = { { 0 } };
 	bool use[NR_METHODS];
 	int per_round = spawns / ROUNDS, round, i, n;
 	struct shape shape;
@@ -422,17 +451,28 @@ static int run(const char *scenario, struct child *c, int spawns,
 			if (!use[m])
 				continue;
 			for (i = 0; i < per_round; i++) {
-				double start = now_us(), took;
+				double start = now_us(), took, from = start, end;
+				int ph;
 
+				for (ph = 0; ph < NR_MARKS; ph++)
+					marks[ph] = 0;
 				if (methods[m].spawn(c)) {
 					fprintf(stderr, "%s/%s/%s failed: %s\n", scenario,
 						methods[m].name, c->name, strerror(errno));
 					use[m] = false;
 					break;
 				}
-				took = now_us() - start;
+				end = now_us();
+				took = end - start;
 				samples[m][round * per_round + i] = took;
 				total[m] += took;
+				for (ph = 0; ph < NR_MARKS; ph++) {
+					if (!marks[ph])
+						continue;	/* 0: the next takes it */
+					phases[m][ph] += marks[ph] - from;
+					from = marks[ph];
+				}
+				phases[m][PH_REAP] += end - from;
 			}
 		}
 	}
@@ -456,6 +496,18 @@ static int run(const char *scenario, struct child *c, int spawns,
 		if (csv)
 			fprintf(csv, "%s,%s,%s,%.2f,%.1f,%.1f\n", scenario, methods[m].name,
 				c->name, rate, p50, p99);
+	}
+	printf("  where the time goes, mean us:");
+	for (i = 0; i < NR_PHASES; i++)
+		printf(" %10s", phase_names[i]);
+	putchar('\n');
+	for (m = 0; m < NR_METHODS; m++) {
+		if (!use[m])
+			continue;
+		printf("  %-18s%12s", methods[m].name, "");
+		for (i = 0; i < NR_PHASES; i++)
+			printf(" %10.0f", phases[m][i] / n);
+		putchar('\n');
 	}
 	if (csv)
 		fflush(csv);
