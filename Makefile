@@ -64,9 +64,9 @@ run: kernel image userspace
 # leave it out. A quick subset:
 #   make bench BENCH_ARGS="-n 100 -s small" MAKE_BENCH_ARGS="60 1" AGENT_MIX_ARGS=
 # The CSV goes to build/bench/results.csv, with the plots beside it.
-BENCH_ARGS ?= -n 200
-MAKE_BENCH_ARGS ?= 300 3
-AGENT_MIX_ARGS ?= 160 3
+BENCH_ARGS ?= -n 100
+MAKE_BENCH_ARGS ?= 300 2
+AGENT_MIX_ARGS ?= 160 2
 
 bench: kernel image userspace
 	$(call guest-job,bench,'nproc' \
