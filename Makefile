@@ -102,8 +102,10 @@ stress: kernel image userspace
 	$(call guest-job,stress,'./demo/stress.sh $(STRESS_SECONDS) $(STRESS_WORKERS)')
 endif
 
+# The child runs from the root filesystem, not the host's share (9p).
 soak: kernel image userspace
-	$(call guest-job,soak,'./tests/pidfd-fuzz --soak $(SOAK_SPAWNS)',--timeout 14400)
+	$(call guest-job,soak,'cp demo/exit0 /var/tmp/' \
+		'./tests/pidfd-fuzz --soak $(SOAK_SPAWNS) --soak-child /var/tmp/exit0',--timeout 14400)
 
 shell: kernel image userspace
 	@rm -rf $(BUILD)/shell && mkdir -p $(BUILD)/shell

@@ -13,7 +13,7 @@ calls=${1:-240} rounds=${2:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# Python-like sources: 48 files of 200 lines, each with defs, classes and
+# Python-like sources: 48 files of 123 lines, each with defs, classes and
 # imports for the searches to find.
 mkdir -p "$work/src"
 awk -v dir="$work/src" 'BEGIN {

@@ -41,7 +41,7 @@
  * same checks (see soak()).
  *
  *   pidfd-fuzz [--seed N] [--seconds N] [--threads N]
- *   pidfd-fuzz --soak N
+ *   pidfd-fuzz --soak N [--soak-child PATH]
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -2528,7 +2528,7 @@ static void soak_show_slabs(const struct slab *before, int nbefore)
 					       before[i].objs, after[j].objs);
 }
 
-static int soak(unsigned long spawns)
+static int soak(unsigned long spawns, const char *child)
 {
 	int nr = sysconf(_SC_NPROCESSORS_ONLN), k, w, status, fds_before, fds_after;
 	int nbefore, unix_before, procs_before, procs_after, zombies_before, zombies_after;
@@ -2556,13 +2556,17 @@ static int soak(unsigned long spawns)
 	if (rep == MAP_FAILED)
 		die("mmap");
 	/* The static child is staged beside the tests, in ../demo. */
-	if (readlink("/proc/self/exe", exe, sizeof(exe) - 32) < 0)
+	if (child)
+		snprintf(exe, sizeof(exe), "%s", child);
+	else if (readlink("/proc/self/exe", exe, sizeof(exe) - 32) < 0)
 		die("readlink");
-	exe[sizeof(exe) - 32] = 0;
-	slash = strrchr(exe, '/');
-	*slash = 0;
-	slash = strrchr(exe, '/');
-	strcpy(slash ? slash + 1 : exe, "demo/exit0");
+	if (!child) {
+		exe[sizeof(exe) - 32] = 0;
+		slash = strrchr(exe, '/');
+		*slash = 0;
+		slash = strrchr(exe, '/');
+		strcpy(slash ? slash + 1 : exe, "demo/exit0");
+	}
 	if (access(exe, X_OK))
 		strcpy(exe, "/bin/true");
 	make_work();
@@ -2632,6 +2636,7 @@ int main(int argc, char **argv)
 	bool have_seed = false;
 	int seconds = 60, nthreads = 4, i, nbefore, unix_before, fds_before;
 	unsigned long soak_spawns = 0;
+	const char *soak_child = NULL;
 	double t0, elapsed;
 	long fd;
 
@@ -2648,8 +2653,10 @@ int main(int argc, char **argv)
 			nthreads = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--soak") && i + 1 < argc) {
 			soak_spawns = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--soak-child") && i + 1 < argc) {
+			soak_child = argv[++i];
 		} else {
-			fprintf(stderr, "usage: %s [--seed N] [--seconds N] [--threads N] | --soak N\n",
+			fprintf(stderr, "usage: %s [--seed N] [--seconds N] [--threads N] | --soak N [--soak-child PATH]\n",
 				argv[0]);
 			return 2;
 		}
@@ -2672,7 +2679,7 @@ int main(int argc, char **argv)
 		if (sh == MAP_FAILED)
 			die("mmap");
 		prctl(PR_SET_CHILD_SUBREAPER, 1);
-		return soak(soak_spawns);
+		return soak(soak_spawns, soak_child);
 	}
 	printf("# pidspawn-fuzz: seed %llu (rerun: --seed %llu), %d s, %d threads a worker\n",
 	       seed, seed, seconds, nthreads);
