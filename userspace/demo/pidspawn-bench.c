@@ -17,6 +17,7 @@
  * The methods take turns in rounds, so that drift of the machine (TCG, the
  * host's load) falls on all alike; latencies are per spawn, throughput is
  * spawns over the total time of the method.
+ * Last, memory per template: the slab growth over 1000 templates.
  *
  *   pidspawn-bench [-n spawns] [-s scenario,...] [-m method,...]
  *                  [-c child,...] [-o results.csv]
@@ -543,6 +544,54 @@ static int run_apart(const char *scenario, struct child *c, int spawns,
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
 }
 
+/* The kernel's slab in use, in kB, from /proc/meminfo; -1 if unknown. */
+static long slab_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Slab: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/*
+ * Memory per template: the growth of the kernel's slab over NR_TEMPLATES
+ * templates of @c held at once (their files, frozen configuration, ELF
+ * cache and program headers are all slab objects).
+ */
+#define NR_TEMPLATES	1000
+
+static void template_memory(struct child *c)
+{
+	struct rlimit rl = { NR_TEMPLATES + 64, NR_TEMPLATES + 64 };
+	static int fds[NR_TEMPLATES];
+	long before, after;
+	int i, n;
+
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		return;
+	before = slab_kb();
+	for (n = 0; n < NR_TEMPLATES; n++)
+		if ((fds[n] = make_template(c)) < 0)
+			break;
+	after = slab_kb();
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	if (n < NR_TEMPLATES || before < 0 || after < 0) {
+		printf("\nmemory per template (%s): not measured (%d templates made)\n",
+		       c->name, n);
+		return;
+	}
+	printf("\nmemory per template (%s): %ld bytes (slab growth over %d templates)\n",
+	       c->name, (after - before) * 1024 / n, n);
+}
+
 /* Copy @from into a new folder @dir (a mkdtemp() template) as @to. */
 static int copy_child(const char *from, char *dir, char *to, size_t size)
 {
@@ -663,6 +712,10 @@ int main(int argc, char **argv)
 	}
 	if (csv)
 		fclose(csv);
+	for (i = 0; i < 2; i++)
+		if (selected(child_list, children[i].name) &&
+		    selected(method_list, "template"))
+			template_memory(&children[i]);
 	unlink(local_path);
 	rmdir(local_dir);
 	return 0;
