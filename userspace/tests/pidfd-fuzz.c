@@ -9,12 +9,14 @@
  * as root, one as nobody (uid 65534, RLIMIT_NPROC), and sometimes stops or
  * kills them.  Each worker runs --threads threads of random operations on
  * a shared table of pidfds: configuration commands with valid, half-valid
- * and invalid arguments, START, close, dup, read, poll, signals, waitid(),
- * SCM_RIGHTS over unix sockets (also between the root and nobody workers),
- * fork()ed children holding unstarted pidfds, and races of START against
- * close, dup, dup2, configuration and a second START, each in a thread of
- * its own.  A reaper thread collects children with WNOHANG.  Children run
- * only short programs (/bin/true, /bin/false, a script) or fail to start.
+ * and invalid arguments (MAKE_TEMPLATE and NEW_EMPTY too, whose templates
+ * and processes join the table), START, close, dup, read, poll, signals,
+ * waitid(), SCM_RIGHTS over unix sockets (also between the root and nobody
+ * workers), fork()ed children holding unstarted pidfds, and races of START
+ * against close, dup, dup2, configuration and a second START, each in a
+ * thread of its own.  A reaper thread collects children with WNOHANG.
+ * Children run only short programs (/bin/true, /bin/false, a script) or
+ * fail to start.
  *
  * Then it checks for leftovers, and each check can fail:
  * - no child of a failed START outlives the call (a child with exit signal
@@ -106,7 +108,8 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define NCMDS		(PIDFD_CONFIG_START + 2)	/* the last: unknown ones */
+#define LAST_CMD	PIDFD_CONFIG_NEW_EMPTY
+#define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
 #define ADD(x, n)	__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED)
@@ -118,7 +121,8 @@ static const char *const cmd_names[NCMDS] = {
 	"INHERIT_FDS", "ACT_DUP2", "ACT_CLOSE", "ACT_OPEN", "ACT_CLOSE_RANGE",
 	"ACT_GIVE_FD", "ACT_CHDIR", "ACT_FCHDIR", "SET_SIGMASK",
 	"SET_SIGDEFAULT", "SETSID", "SETPGID", "RESETIDS", "SET_SCHEDULER",
-	"SET_CGROUP", "START", "unknown",
+	"SET_CGROUP", "START", "SET_EXEC_SEARCH", "ACT_TCSETPGRP",
+	"MAKE_TEMPLATE", "NEW_EMPTY", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -238,7 +242,7 @@ static long sys_pidfd_open(pid_t pid, unsigned int flags)
 static long sys_config(int fd, unsigned int cmd, const void *key,
 		       const void *value, int aux)
 {
-	unsigned int c = cmd <= PIDFD_CONFIG_START ? cmd : NCMDS - 1;
+	unsigned int c = cmd <= LAST_CMD ? cmd : NCMDS - 1;
 	long ret = syscall(__NR_pidfd_config, fd, cmd, key, value, aux);
 	int e = ret < 0 ? errno : 0;
 
@@ -692,6 +696,24 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 	case PIDFD_CONFIG_SET_CGROUP:
 		a->aux = one_in(&t->rng, 2) ? cgfd : our_fd(t);
 		break;
+	case PIDFD_CONFIG_SET_EXEC_SEARCH: {
+		static const char *const search[] = { "/nonexistent/true", "true",
+			"/usr/sbin/true", "/usr/bin/true", "/bin/true", NULL };
+
+		a->value = one_in(&t->rng, 2) ? (void *)search : (void *)any_vec(t);
+		break;
+	}
+	case PIDFD_CONFIG_ACT_TCSETPGRP:
+		a->aux = one_in(&t->rng, 4) ? 0 : our_fd(t);
+		break;
+	case PIDFD_CONFIG_MAKE_TEMPLATE:
+	case PIDFD_CONFIG_NEW_EMPTY: {
+		static const int flags[] = { 0, 0, PIDFD_TEMPLATE_CLOEXEC, PIDFD_NONBLOCK, -1 };
+
+		a->aux = one_in(&t->rng, 8) ? (int)rnd(&t->rng) :
+			 flags[below(&t->rng, ARRAY_SIZE(flags))];
+		break;
+	}
 	}
 
 	/* Arguments a command does not take, or lacks one it needs. */
@@ -723,7 +745,9 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_SET_SIGDEFAULT] = 3, [PIDFD_CONFIG_SETSID] = 2,
 		[PIDFD_CONFIG_SETPGID] = 3, [PIDFD_CONFIG_RESETIDS] = 2,
 		[PIDFD_CONFIG_SET_SCHEDULER] = 3, [PIDFD_CONFIG_SET_CGROUP] = 3,
-		[PIDFD_CONFIG_START] = 12, [PIDFD_CONFIG_START + 1] = 2,
+		[PIDFD_CONFIG_START] = 12, [PIDFD_CONFIG_SET_EXEC_SEARCH] = 3,
+		[PIDFD_CONFIG_ACT_TCSETPGRP] = 2, [PIDFD_CONFIG_MAKE_TEMPLATE] = 4,
+		[PIDFD_CONFIG_NEW_EMPTY] = 5, [LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;
 
@@ -732,13 +756,13 @@ static unsigned int pick_cmd(struct thr *t)
 	n = below(&t->rng, total);
 	for (cmd = 0; n >= weights[cmd]; cmd++)
 		n -= weights[cmd];
-	if (cmd > PIDFD_CONFIG_START) {
-		static const unsigned int unknown[] = { PIDFD_CONFIG_START + 1, 22,
+	if (cmd > LAST_CMD) {
+		static const unsigned int unknown[] = { LAST_CMD + 1, LAST_CMD + 2,
 							255, 1U << 31, UINT_MAX };
 
 		cmd = one_in(&t->rng, 4) ? (unsigned int)rnd(&t->rng) :
 		      unknown[below(&t->rng, ARRAY_SIZE(unknown))];
-		if (cmd <= PIDFD_CONFIG_START)
+		if (cmd <= LAST_CMD)
 			cmd = UINT_MAX;
 	}
 	return cmd;
@@ -768,12 +792,18 @@ static void config_random(struct thr *t, int fd)
 {
 	unsigned int cmd = pick_cmd(t);
 	struct args a;
+	long ret;
 
-	gen_args(t, cmd <= PIDFD_CONFIG_START ? cmd : PIDFD_CONFIG_INHERIT_FDS, &a);
-	if (cmd == PIDFD_CONFIG_START && !a.key && !a.value && !a.aux)
+	gen_args(t, cmd <= LAST_CMD ? cmd : PIDFD_CONFIG_INHERIT_FDS, &a);
+	if (cmd == PIDFD_CONFIG_START && !a.key && !a.value && !a.aux) {
 		start(t, fd);
-	else if (cmd != PIDFD_CONFIG_START || !t->in_fork)
-		sys_config(fd, cmd, a.key, a.value, a.aux);
+	} else if (cmd != PIDFD_CONFIG_START || !t->in_fork) {
+		ret = sys_config(fd, cmd, a.key, a.value, a.aux);
+		/* MAKE_TEMPLATE and NEW_EMPTY return a new fd: keep it. */
+		if (ret > 0 && (cmd == PIDFD_CONFIG_MAKE_TEMPLATE ||
+				cmd == PIDFD_CONFIG_NEW_EMPTY))
+			keep(t, W.slots, NSLOTS, ret);
+	}
 	if (one_in(&t->rng, 4))
 		drain(t, fd);
 }
@@ -837,6 +867,20 @@ static void op_recipe(struct thr *t)
 		   one_in(&t->rng, 4) ? (void *)any_vec(t) : (void *)argv, 0);
 	if (one_in(&t->rng, 2))
 		sys_config(fd, PIDFD_CONFIG_SET_ENVP, NULL, envp, 0);
+	/* A template of it, and the process from it (the template is kept). */
+	if (one_in(&t->rng, 5)) {
+		int tmpl = sys_config(fd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,
+				      one_in(&t->rng, 2) ? PIDFD_TEMPLATE_CLOEXEC : 0);
+
+		if (tmpl >= 0) {
+			close(fd);
+			fd = sys_config(tmpl, PIDFD_CONFIG_NEW_EMPTY, NULL, NULL,
+					one_in(&t->rng, 4) ? PIDFD_NONBLOCK : 0);
+			keep(t, W.slots, NSLOTS, tmpl);
+			if (fd < 0)
+				return;
+		}
+	}
 	n = below(&t->rng, 6);
 	for (i = 0; i < n; i++) {
 		unsigned int cmd = pick_cmd(t);
