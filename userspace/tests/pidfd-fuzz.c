@@ -2386,13 +2386,14 @@ static void check_memory(const struct slab *before, int nbefore, int unix_before
 }
 
 /*
- * --soak N: N spawns of a short static child (../demo/exit0 beside us, or
- * /bin/true) one after another, through the builder by path and by fd
- * and through a template, with a mix of fd actions, and one in five meant
- * to fail: an open action on a missing file (ENOENT at START), a file
- * that is not executable (EACCES), a dup2 from a descriptor the child
- * does not have (EBADF), a builder closed unstarted.  Every outcome is
- * checked, then the same leftover, fd and slab checks as a fuzz run.
+ * --soak N: N spawns of a short static child (--soak-child, else
+ * ../demo/exit0 beside us, else /bin/true) by one spawner per CPU, through
+ * the builder by path and by fd and through a template, with a mix of fd
+ * actions; in turn, three in ten are meant to fail (an open action on a
+ * missing file: ENOENT at START; a file that is not executable: EACCES; a
+ * dup2 from a descriptor the child does not have: EBADF) and one in ten is
+ * closed unstarted.  Every outcome is checked, then the same leftover, fd
+ * and slab checks as a fuzz run.
  */
 enum soak_kind {
 	SOAK_PATH, SOAK_FD_ACTIONS, SOAK_GIVE_FD, SOAK_INHERIT, SOAK_TEMPLATE_GIVE_FD,
