@@ -40,22 +40,21 @@ run() {	# variant [trace file]: prints the seconds one make took
 	shim) LD_PRELOAD=$shim PIDSPAWN_TRACE=$trace make -s -j2 -C "$work" >/dev/null ;;
 	templates) LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 PIDSPAWN_TRACE=$trace \
 		make -s -j2 -C "$work" >/dev/null ;;
-	make-only) LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 \
+	make_only) LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 \
 		make -s -j2 -C "$work" SHIM_IN_MAKE_ONLY=1 >/dev/null ;;
-	recipes-only) env -u LD_PRELOAD make -s -j2 -C "$work" \
+	recipes_only) env -u LD_PRELOAD make -s -j2 -C "$work" \
 		SHIM_IN_RECIPES_ONLY="$shim" >/dev/null ;;
 	esac || { echo "make failed ($1)" >&2; exit 1; }
 	awk -v a="$(now)" -v b="$start" 'BEGIN { printf "%.6f\n", a - b }'
 }
 add() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f\n", a + b }'; }
 
-variants="plain shim templates make-only recipes-only"
-for v in $variants; do eval "t_$(echo "$v" | tr - _)=0"; done
+variants="plain shim templates make_only recipes_only"
+for v in $variants; do eval "t_$v=0"; done
 r=0
 while [ $r -lt "$rounds" ]; do
 	for v in $variants; do
-		var=t_$(echo "$v" | tr - _)
-		eval "$var=\$(add \"\$$var\" \"\$(run $v)\")"
+		eval "t_$v=\$(add \"\$t_$v\" \"\$(run $v)\")"
 	done
 	r=$((r + 1))
 done
@@ -65,14 +64,14 @@ run templates "$work/trace-t" >/dev/null
 
 echo "GNU make -j2, $rules rules of /bin/true, $rounds rounds:"
 show() {	# label variant
-	eval "t=\$t_$(echo "$2" | tr - _)"
+	eval "t=\$t_$2"
 	printf '  %-40s %8.2f s  %6.3fx\n' "$1" "$t" \
 		"$(awk -v a="$t_plain" -v b="$t" 'BEGIN { print a / b }')"
 }
 show "plain (glibc posix_spawn)" plain
 show "LD_PRELOAD shim" shim
 show "shim, template cache" templates
-show "shim and cache in make only" make-only
-show "glibc make, shim preloaded by recipes" recipes-only
+show "shim and cache in make only" make_only
+show "glibc make, shim preloaded by recipes" recipes_only
 echo "  spawns of a traced round, shim: $(sed 's/^[^:]*: //' "$work/trace" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"
 echo "  spawns of a traced round, cache: $(sed 's/^[^:]*: //' "$work/trace-t" 2>/dev/null | sort | uniq -c | tr '\n' ' ')"

@@ -221,32 +221,30 @@ fail:
 	return -1;
 }
 
-static int m_builder_path(struct child *c)
+/* The builder without a template: the executable by path or by fd. */
+static int builder(struct child *c, bool by_fd)
 {
 	int pidfd = pidspawn_create(0);
 
 	if (pidfd < 0)
 		return -1;
 	mark(PH_CREATE);
-	if (pidspawn_set_exec_path(pidfd, AT_FDCWD, c->path)) {
+	if (by_fd ? pidspawn_set_exec_fd(pidfd, c->fd) :
+		    pidspawn_set_exec_path(pidfd, AT_FDCWD, c->path)) {
 		close(pidfd);
 		return -1;
 	}
 	return builder_finish(pidfd);
 }
 
+static int m_builder_path(struct child *c)
+{
+	return builder(c, false);
+}
+
 static int m_builder_fd(struct child *c)
 {
-	int pidfd = pidspawn_create(0);
-
-	if (pidfd < 0)
-		return -1;
-	mark(PH_CREATE);
-	if (pidspawn_set_exec_fd(pidfd, c->fd)) {
-		close(pidfd);
-		return -1;
-	}
-	return builder_finish(pidfd);
+	return builder(c, true);
 }
 
 static int m_template(struct child *c)

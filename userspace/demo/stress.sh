@@ -14,7 +14,6 @@ secs=${1:-20}
 workers=${*:-1 2 4}
 out=$(mktemp)
 trap 'rm -f "$out" "$out.trace"' EXIT
-chmod 666 "$out"
 cd /tmp || exit 1
 
 # spawn: posix_spawn() of stress-ng itself. exec: fork and vfork are its
