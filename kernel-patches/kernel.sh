@@ -183,9 +183,11 @@ export_series() {
 }
 
 # Build the kernel at every patch of the series, in order, so that each
-# patch is known to build on its own (and the selftests at the last one).
+# patch is known to build on its own, with checkpatch --strict on each; at
+# a patch that touches the selftests or the uapi, build the pidfd
+# selftests too.
 each_patch() {
-	local wt=$cache/linux-each kb=$cache/kbuild/each n=0 commit subject
+	local wt=$cache/linux-each kb=$cache/kbuild/each n=0 commit subject log
 	patched_tree
 	configure
 	rm -rf "$wt"
@@ -197,13 +199,30 @@ each_patch() {
 		n=$((n + 1))
 		subject=$(git -C "$tree" log -1 --format=%s "$commit")
 		git -C "$wt" checkout -q --detach "$commit"
+		# As make check runs it; see selftests/host-checks.sh.
+		if ! log=$(git -C "$tree" format-patch -1 --stdout "$commit" |
+			   (cd "$wt" && ./scripts/checkpatch.pl --strict --no-tree --terse \
+				--ignore ENOSYS,FILE_PATH_CHANGES -)); then
+			printf '%s\n' "$log" >&2
+			die "patch $n fails checkpatch: $subject"
+		fi
 		if make -s -C "$wt" O="$kb" olddefconfig >/dev/null &&
 		   make -s -C "$wt" O="$kb" -j"$jobs" CC="ccache gcc" bzImage \
 			> "$kb/build-$n.log" 2>&1; then
-			say "patch $n builds: $subject"
+			say "patch $n builds, checkpatch clean: $subject"
 		else
 			tail -20 "$kb/build-$n.log" >&2
 			die "patch $n does not build: $subject"
+		fi
+		git -C "$tree" diff --quiet "$commit^" "$commit" -- tools/testing/selftests include/uapi &&
+			continue
+		if make -s -C "$wt" O="$kb" headers_install >/dev/null &&
+		   make -s -C "$wt/tools/testing/selftests" O="$kb" TARGETS=pidfd \
+			-j"$jobs" >> "$kb/build-$n.log" 2>&1; then
+			say "patch $n: pidfd selftests build"
+		else
+			tail -20 "$kb/build-$n.log" >&2
+			die "patch $n: pidfd selftests do not build: $subject"
 		fi
 	done
 	git -C "$tree" worktree remove --force "$wt"

@@ -36,13 +36,22 @@ for p in "$top"/kernel-patches/0*.patch; do
 	# ENOSYS is what seccomp documents for SECCOMP_RET_TRACE without a
 	# tracer, and what glibc falls back from; checkpatch's ENOSYS warning
 	# admits false positives, and these are reviewed in the cover letter.
+	# FILE_PATH_CHANGES asks whether MAINTAINERS covers a new file; the
+	# check below answers it for every file the series adds.
 	log=$(cd "$tree" && ./scripts/checkpatch.pl --strict --no-tree --terse --show-types \
-		--ignore ENOSYS "$p" 2>&1)
+		--ignore ENOSYS,FILE_PATH_CHANGES "$p" 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] || printf '%s\n' "$log" | head -20 | sed 's/^/# /' >> "$out"
 	tap $rc "checkpatch --strict $(basename "$p")"
 done
 [ "$n" = 0 ] && echo "ok 1 no patches in the series # SKIP" >> "$out"
+# Every file the series adds has a maintainer in the series' MAINTAINERS.
+for f in $(awk '/^diff --git /{ f = substr($4, 3) } /^new file mode/{ print f }' \
+	   "$top"/kernel-patches/0*.patch | sort -u); do
+	(cd "$tree" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
+		--no-email --sections -f "$f" 2>/dev/null) | grep -q "^PIDFD API"
+	tap $? "MAINTAINERS covers $f, which the series adds"
+done
 tap_end
 
 tap_begin docs man-pages

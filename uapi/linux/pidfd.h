@@ -20,13 +20,14 @@
 /*
  * Commands for pidfd_config(pidfd, cmd, key, value, aux) on a pidfd from
  * pidfd_open(0, PIDFD_EMPTY); arguments a command does not take must be
- * NULL or 0. SET commands replace an earlier setting. ACT commands are
- * applied in the child, in the order given, to its own file table and
- * working directory; their descriptors are the child's, except the source
- * of ACT_GIVE_FD. A command that takes a structure takes its size in aux,
- * as clone3() and openat2() do: a size from an older header leaves the
- * newer fields zero, a larger one is accepted if the bytes the kernel
- * does not know are zero. See Documentation/userspace-api/pidfd_config.rst.
+ * NULL or 0. SET commands replace an earlier setting.
+ * ACT commands are applied in the child, in the order given, to its own
+ * file table and working directory; their descriptors are the child's,
+ * except the source of ACT_GIVE_FD. A command that takes a structure
+ * takes its size in aux, as clone3() and openat2() do: a size from an
+ * older header leaves the newer fields zero, a larger one is accepted if
+ * the bytes the kernel does not know are zero.
+ * See Documentation/userspace-api/pidfd_config.rst.
  */
 enum pidfd_config_cmd {
 	PIDFD_CONFIG_SET_EXEC_FD	= 0,	/* aux: fd, may be O_PATH */
@@ -60,15 +61,24 @@ enum pidfd_config_cmd {
 #define PIDFD_TEMPLATE_CLOEXEC		(1U << 0)
 
 /*
- * ACT_DUP2: @newfd becomes a copy of @fd. ACT_GIVE_FD: the caller's @fd,
- * taken when the command is given, becomes the child's @newfd.
+ * ACT_DUP2: @newfd becomes a copy of @fd, as dup2(@fd, @newfd) makes it.
+ * ACT_GIVE_FD: the caller's @fd, taken when the command is given, becomes
+ * the child's @newfd. @flags: PIDFD_FD_* for ACT_DUP2, 0 for ACT_GIVE_FD.
  */
 struct pidfd_fd_pair {
 	__s32 fd;
 	__s32 newfd;
+	__u32 flags;
 };
 
 #define PIDFD_FD_PAIR_SIZE_VER0		8	/* sizeof first published struct */
+#define PIDFD_FD_PAIR_SIZE_VER1		12	/* add flags */
+
+/*
+ * ACT_DUP2 with @fd == @newfd: clear the descriptor's close-on-exec flag,
+ * as posix_spawn_file_actions_adddup2() asks; dup2() leaves it alone.
+ */
+#define PIDFD_FD_CLEAR_CLOEXEC		(1U << 0)
 
 /* ACT_CLOSE_RANGE: close_range(@first, @last, @flags) in the child. */
 struct pidfd_fd_range {

@@ -61,7 +61,12 @@ int pidspawn_set_cwd(int pidfd, int dirfd, const char *path);
 
 /* The child's file table: pristine (0, 1, 2) unless inherited. */
 int pidspawn_inherit_fds(int pidfd);
+/*
+ * dup2() in the child: onto itself, nothing changes unless flags has
+ * PIDFD_FD_CLEAR_CLOEXEC (1 in <linux/pidfd.h>), which clears FD_CLOEXEC.
+ */
 int pidspawn_act_dup2(int pidfd, int fd, int newfd);
+int pidspawn_act_dup2_flags(int pidfd, int fd, int newfd, unsigned int flags);
 int pidspawn_act_close(int pidfd, int fd);
 int pidspawn_act_open(int pidfd, int fd, const char *path, int flags,
 		      mode_t mode);

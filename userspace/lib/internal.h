@@ -45,7 +45,8 @@ struct action {
 /*
  * posix_spawnp's search as glibc's execvpe does it, without the shell
  * fallback: PATH from the caller's environment (not envp), glibc's
- * default when unset, an empty element meaning the working directory.
+ * default when unset, an empty element meaning the working directory
+ * (search.c).
  */
 struct search {
 	const char *next;	/* the rest of PATH; NULL when done */
@@ -74,19 +75,24 @@ struct spawn {
 	int templated;		/* the last attempt used a template */
 };
 
+/* The clone() fallback (fallback.c): 0 or an error number. */
 int spawn_fallback(struct spawn *s) HIDDEN;
-int spawn_run(struct spawn *s) HIDDEN;
 
-/* PIDFD_TEMPLATE_CLOEXEC, for files that cannot include <linux/pidfd.h>. */
+/*
+ * PIDFD_TEMPLATE_CLOEXEC and PIDFD_FD_CLEAR_CLOEXEC, for files that cannot
+ * include <linux/pidfd.h>.
+ */
 #define TEMPLATE_CLOEXEC	1U
+#define CLEAR_CLOEXEC		1U
 
 /*
  * Templates (template.c): a new empty pidfd from the spawn's template (its
  * object's, or the cache's when the cache applies to the spawn), or -1:
  * spawn without one.  Whether a spawn may be started again after its
- * child died at the exec with ESTALE.
+ * child died at the exec with ESTALE.  An object's absolute path.
  */
 int template_empty(const struct spawn *s) HIDDEN;
 int template_repeatable(const struct spawn *s) HIDDEN;
+const char *template_path(const struct pidspawn_template *t) HIDDEN;
 
 #endif

@@ -71,17 +71,30 @@ int pidspawn_inherit_fds(int pidfd)
 	return pidspawn_config(pidfd, PIDFD_CONFIG_INHERIT_FDS, NULL, NULL, 0);
 }
 
-/* The commands that take a structure take its size in aux. */
-static int act_pair(int pidfd, unsigned int cmd, int fd, int newfd)
+/*
+ * The commands that take a structure take its size in aux.  Ours has
+ * flags (PIDFD_FD_PAIR_SIZE_VER1); a kernel with the 8-byte pair takes it
+ * while they are 0.
+ */
+static int act_pair(int pidfd, unsigned int cmd, int fd, int newfd,
+		    unsigned int flags)
 {
-	struct pidfd_fd_pair pair = { .fd = fd, .newfd = newfd };
+	struct pidfd_fd_pair pair = { .fd = fd, .newfd = newfd,
+				      .flags = flags };
 
 	return pidspawn_config(pidfd, cmd, NULL, &pair, sizeof(pair));
 }
 
+_Static_assert(CLEAR_CLOEXEC == PIDFD_FD_CLEAR_CLOEXEC, "uapi flag");
+
 int pidspawn_act_dup2(int pidfd, int fd, int newfd)
 {
-	return act_pair(pidfd, PIDFD_CONFIG_ACT_DUP2, fd, newfd);
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_DUP2, fd, newfd, 0);
+}
+
+int pidspawn_act_dup2_flags(int pidfd, int fd, int newfd, unsigned int flags)
+{
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_DUP2, fd, newfd, flags);
 }
 
 int pidspawn_act_close(int pidfd, int fd)
@@ -111,7 +124,7 @@ int pidspawn_act_close_range(int pidfd, unsigned int first, unsigned int last,
 
 int pidspawn_act_give_fd(int pidfd, int fd, int newfd)
 {
-	return act_pair(pidfd, PIDFD_CONFIG_ACT_GIVE_FD, fd, newfd);
+	return act_pair(pidfd, PIDFD_CONFIG_ACT_GIVE_FD, fd, newfd, 0);
 }
 
 int pidspawn_act_chdir(int pidfd, const char *path)

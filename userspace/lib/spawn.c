@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * posix_spawn(), posix_spawnp(), pidfd_spawn(), pidfd_spawnp(): on a
- * kernel with pidfd_config() one empty pidfd configured to do what
- * glibc's child would do, in glibc's order (the kernel runs the steps in
- * that order); else, and for the cases the kernel cannot express
- * exactly (native_refuses() below), the clone() fallback.
+ * posix_spawn(), posix_spawnp(), pidfd_spawn(), pidfd_spawnp() and
+ * pidspawn_template_spawn(): on a kernel with pidfd_config() one empty
+ * pidfd (from a template when there is one, template.c) configured to do
+ * what glibc's child would do, in glibc's order (the kernel runs the
+ * steps in that order); else, and for the cases the kernel cannot
+ * express exactly (configure() below), the clone() fallback (fallback.c).
+ * This file asks the others; none of them calls back into it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,59 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include "pidspawn.h"
 #include "internal.h"
-
-/* glibc's confstr(_CS_PATH), its search path when PATH is unset. */
-#define DEFAULT_PATH	"/bin:/usr/bin"
-
-int search_init(struct search *st, const char *file)
-{
-	const char *path = getenv("PATH");
-
-	if (!path)
-		path = DEFAULT_PATH;
-	st->next = path;
-	st->file = file;
-	st->flen = strnlen(file, NAME_MAX + 1) + 1;
-	st->plen = strnlen(path, PATH_MAX - 1) + 1;
-	return st->flen - 1 > NAME_MAX ? ENAMETOOLONG : 0;
-}
-
-/*
- * The next name to try in @buf (st->plen + st->flen + 1 bytes): element,
- * '/', file; the file alone for an empty element.  An element too long
- * for the buffer is passed over as glibc passes it, which tries the
- * working directory in its place unless it is the last.  0 when done.
- */
-int search_next(struct search *st, char *buf)
-{
-	const char *p = st->next, *end;
-	size_t n;
-
-	if (!p)
-		return 0;
-	end = strchrnul(p, ':');
-	st->next = *end ? end + 1 : NULL;
-	n = end - p;
-	if (n >= st->plen) {
-		if (!st->next)
-			return 0;
-		n = 0;
-	}
-	memcpy(buf, p, n);
-	buf[n] = '/';
-	memcpy(buf + n + (n > 0), st->file, st->flen);
-	return 1;
-}
-
-/* The errors on which glibc's search goes on to the next element. */
-int search_goes_on(int err)
-{
-	return err == EACCES || err == ENOENT || err == ESTALE ||
-	       err == ENOTDIR || err == ENODEV || err == ETIMEDOUT;
-}
 
 /* PIDSPAWN_TRACE=file: one line per call, how it was done (for tests). */
 static void trace(const struct spawn *s, const char *how, int err)
@@ -107,6 +60,14 @@ static void open_how_of(const struct action *a, int *flags, mode_t *mode)
 		a->mode & 07777 : 0;
 }
 
+/* RLIMIT_NOFILE's soft limit, which the child inherits. */
+static rlim_t nofile_limit(void)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_NOFILE, &rl) ? RLIM_INFINITY : rl.rlim_cur;
+}
+
 /* The attributes whose step in glibc's child can fail, before the actions. */
 #define FALLIBLE_ATTRS	(POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER | \
 			 POSIX_SPAWN_SETSID | POSIX_SPAWN_SETPGROUP | \
@@ -125,6 +86,8 @@ static int configure(const struct spawn *s, int pidfd)
 	const posix_spawnattr_t *at = s->attr ? s->attr : &none;
 	const struct action *a = s->fa ? ACTIONS(s->fa) : NULL;
 	int n = s->fa ? s->fa->__used : 0, fl = at->__flags, err = 0;
+	int have_nofile = 0;	/* looked up at the first close only */
+	rlim_t nofile = 0;
 	struct sched_param sp = at->__sp;
 
 	if ((fl & POSIX_SPAWN_SETCGROUP) &&
@@ -154,7 +117,8 @@ static int configure(const struct spawn *s, int pidfd)
 	/*
 	 * Our pidfd is in the child's copy of our table, at the number
 	 * glibc's child has free: the lowest, where an open lands.  Its
-	 * actions must find that number free, as glibc's would.
+	 * actions must find that number free, as glibc's would.  A plain
+	 * close: the fd is open there.
 	 */
 	if (n)
 		err |= pidspawn_act_close(pidfd, pidfd);
@@ -164,7 +128,20 @@ static int configure(const struct spawn *s, int pidfd)
 
 		switch (a[i].tag) {
 		case ACT_CLOSE:
-			err = pidspawn_act_close(pidfd, a[i].fd);
+			/*
+			 * glibc's child ignores a failed close() below
+			 * RLIMIT_NOFILE (the child has ours) and fails with
+			 * EBADF from it up; the kernel's ACT_CLOSE fails on
+			 * a closed fd, close_range() of the one fd does not.
+			 * The child's seccomp filter then sees close_range().
+			 */
+			if (!have_nofile) {
+				nofile = nofile_limit();
+				have_nofile = 1;
+			}
+			err = (rlim_t)a[i].fd < nofile ?
+			      pidspawn_act_close_range(pidfd, a[i].fd, a[i].fd, 0) :
+			      pidspawn_act_close(pidfd, a[i].fd);
 			break;
 		case ACT_OPEN:
 			open_how_of(&a[i], &flags, &mode);
@@ -172,7 +149,10 @@ static int configure(const struct spawn *s, int pidfd)
 						flags, mode);
 			break;
 		case ACT_DUP2:
-			err = pidspawn_act_dup2(pidfd, a[i].fd, a[i].newfd);
+			/* POSIX: onto itself, it clears FD_CLOEXEC. */
+			err = pidspawn_act_dup2_flags(pidfd, a[i].fd, a[i].newfd,
+						      a[i].fd == a[i].newfd ?
+						      CLEAR_CLOEXEC : 0);
 			break;
 		case ACT_CHDIR:
 			err = pidspawn_act_chdir(pidfd, a[i].path);
@@ -318,7 +298,7 @@ again:
 	return err;
 }
 
-int spawn_run(struct spawn *s)
+static int spawn_run(struct spawn *s)
 {
 	const char *why = "fallback backend";
 	int err = -1;
@@ -382,4 +362,23 @@ int pidfd_spawnp(int *__restrict pidfd, const char *__restrict file,
 {
 	return spawn_call("pidfd_spawnp", 1, 1, pidfd, file, fa, attr, argv,
 			  envp);
+}
+
+/* The template's executable, from its template when it has one. */
+int pidspawn_template_spawn(struct pidspawn_template *tmpl, pid_t *pid,
+			    int *pidfd, const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[],
+			    char *const envp[])
+{
+	struct spawn s = { .name = "pidspawn_template_spawn",
+			   .file = template_path(tmpl),
+			   .want_pidfd = pidfd != NULL, .fa = fa, .attr = attr,
+			   .argv = argv, .envp = envp, .tmpl = tmpl };
+	int err = spawn_run(&s);
+
+	if (!err && pid)
+		*pid = s.pid;
+	if (!err && pidfd)
+		*pidfd = s.pidfd;
+	return err;
 }

@@ -401,22 +401,9 @@ struct pidspawn_template *pidspawn_template_create(const char *path,
 	return t;
 }
 
-int pidspawn_template_spawn(struct pidspawn_template *tmpl, pid_t *pid,
-			    int *pidfd, const posix_spawn_file_actions_t *fa,
-			    const posix_spawnattr_t *attr, char *const argv[],
-			    char *const envp[])
+const char *template_path(const struct pidspawn_template *t)
 {
-	struct spawn s = { .name = "pidspawn_template_spawn",
-			   .file = tmpl->path, .want_pidfd = pidfd != NULL,
-			   .fa = fa, .attr = attr, .argv = argv, .envp = envp,
-			   .tmpl = tmpl };
-	int err = spawn_run(&s);
-
-	if (!err && pid)
-		*pid = s.pid;
-	if (!err && pidfd)
-		*pidfd = s.pidfd;
-	return err;
+	return t->path;
 }
 
 int pidspawn_template_fd(const struct pidspawn_template *tmpl)

@@ -56,6 +56,7 @@ struct act {
 	unsigned int cmd;
 	char *path;
 	int fd, newfd, aux;
+	unsigned int flags;	/* ACT_DUP2's */
 	struct open_how how;
 };
 
@@ -212,24 +213,20 @@ static int child_steps(struct empty *e, const char **step)
 		case PIDFD_CONFIG_ACT_DUP2:
 			if (is_internal(a->fd) || fcntl(a->fd, F_GETFD) < 0)
 				return EBADF;
+			/* Onto itself: dup2()'s no-op, unless told to clear. */
 			if (a->fd == a->newfd) {
 				fl = fcntl(a->fd, F_GETFD);
-				fcntl(a->fd, F_SETFD, fl & ~FD_CLOEXEC);
+				if (a->flags & PIDFD_FD_CLEAR_CLOEXEC)
+					fcntl(a->fd, F_SETFD, fl & ~FD_CLOEXEC);
 			} else if (dup2(a->fd, a->newfd) < 0) {
 				return errno;
 			}
 			break;
-		case PIDFD_CONFIG_ACT_CLOSE: {
-			struct rlimit rl;
-
-			/* Not open: an error only beyond RLIMIT_NOFILE. */
-			if (!is_internal(a->aux) && !real_close(a->aux))
-				break;
-			if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
-			    (rlim_t)a->aux >= rl.rlim_cur)
+		case PIDFD_CONFIG_ACT_CLOSE:
+			/* A plain close(): not open is EBADF. */
+			if (is_internal(a->aux) || real_close(a->aux))
 				return EBADF;
 			break;
-		}
 		case PIDFD_CONFIG_ACT_OPEN:
 			/* Closed, opened lowest, moved as by dup2(). */
 			child_close(a->aux);
@@ -489,13 +486,13 @@ static long config(int fd, unsigned int cmd, const char *key,
 {
 	struct empty *e = fd >= 0 && fd < MAXFD ? table[fd] : NULL;
 	static const unsigned int struct_size[] = {
-		[PIDFD_CONFIG_ACT_DUP2] = sizeof(struct pidfd_fd_pair),
-		[PIDFD_CONFIG_ACT_GIVE_FD] = sizeof(struct pidfd_fd_pair),
+		[PIDFD_CONFIG_ACT_DUP2] = PIDFD_FD_PAIR_SIZE_VER1,
+		[PIDFD_CONFIG_ACT_GIVE_FD] = PIDFD_FD_PAIR_SIZE_VER1,
 		[PIDFD_CONFIG_ACT_OPEN] = sizeof(struct pidfd_open_action),
 		[PIDFD_CONFIG_ACT_CLOSE_RANGE] = sizeof(struct pidfd_fd_range),
 		[PIDFD_CONFIG_SET_SCHEDULER] = sizeof(struct sched_attr),
 	};
-	const struct pidfd_fd_pair *pair = NULL;
+	struct pidfd_fd_pair pair = { 0 };
 	struct act a = { .cmd = cmd };
 	int takes_key = 0, takes_value = 0, takes_aux = 0;
 
@@ -543,9 +540,14 @@ static long config(int fd, unsigned int cmd, const char *key,
 	}
 	if ((key && !takes_key) || (value && !takes_value) || (aux && !takes_aux))
 		return fail(EINVAL);
-	/* Sized structures: the library sends the size of its header's. */
+	/*
+	 * Sized structures: the library sends the size of its header's; the
+	 * pair's first version, without flags, is taken too.
+	 */
 	if (cmd < sizeof(struct_size) / sizeof(struct_size[0]) &&
-	    struct_size[cmd] && (!value || aux != (int)struct_size[cmd]))
+	    struct_size[cmd] && (!value || (aux != (int)struct_size[cmd] &&
+	    !(struct_size[cmd] == PIDFD_FD_PAIR_SIZE_VER1 &&
+	      aux == PIDFD_FD_PAIR_SIZE_VER0))))
 		return fail(EINVAL);
 	switch (cmd) {
 	case PIDFD_CONFIG_MAKE_TEMPLATE:
@@ -630,9 +632,14 @@ static long config(int fd, unsigned int cmd, const char *key,
 	/* The actions, in the shape the child replays them. */
 	a.aux = aux;
 	if (cmd == PIDFD_CONFIG_ACT_DUP2 || cmd == PIDFD_CONFIG_ACT_GIVE_FD) {
-		pair = value;
-		a.fd = pair->fd;
-		a.newfd = pair->newfd;
+		memcpy(&pair, value, aux);
+		/* DUP2 knows PIDFD_FD_CLEAR_CLOEXEC, GIVE_FD no flag. */
+		if (pair.flags & ~(cmd == PIDFD_CONFIG_ACT_DUP2 ?
+				   PIDFD_FD_CLEAR_CLOEXEC : 0))
+			return fail(EINVAL);
+		a.fd = pair.fd;
+		a.newfd = pair.newfd;
+		a.flags = pair.flags;
 	} else if (cmd == PIDFD_CONFIG_ACT_CLOSE_RANGE) {
 		const struct pidfd_fd_range *r = value;
 
@@ -654,7 +661,7 @@ static long config(int fd, unsigned int cmd, const char *key,
 		return fail(EINVAL);	/* as openat2() */
 	}
 	if (cmd == PIDFD_CONFIG_ACT_GIVE_FD &&
-	    (a.fd = fcntl(pair->fd, F_DUPFD_CLOEXEC, 3)) < 0)
+	    (a.fd = fcntl(pair.fd, F_DUPFD_CLOEXEC, 3)) < 0)
 		return -1;
 	e->acts = realloc(e->acts, (e->nacts + 1) * sizeof(*e->acts));
 	e->acts[e->nacts++] = a;

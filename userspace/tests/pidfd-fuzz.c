@@ -615,15 +615,24 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		a->aux = one_in(&t->rng, 2) ? AT_FDCWD : our_fd(t);
 		break;
 	case PIDFD_CONFIG_ACT_DUP2:
-	case PIDFD_CONFIG_ACT_GIVE_FD:
+	case PIDFD_CONFIG_ACT_GIVE_FD: {
+		/* DUP2 knows PIDFD_FD_CLEAR_CLOEXEC, GIVE_FD no flag. */
+		static const unsigned int fl[] = { 0, 0, 0, PIDFD_FD_CLEAR_CLOEXEC,
+						   2, ~0U };
+
 		a->pair.fd = cmd == PIDFD_CONFIG_ACT_GIVE_FD ? our_fd(t) : child_fd(t);
 		a->pair.newfd = one_in(&t->rng, 4) ? -1 : child_fd(t);
+		if (cmd == PIDFD_CONFIG_ACT_DUP2 && one_in(&t->rng, 3))
+			a->pair.newfd = a->pair.fd;
+		a->pair.flags = fl[below(&t->rng, ARRAY_SIZE(fl))];
 		a->value = &a->pair;
 		if (one_in(&t->rng, 10))
 			a->value = one_in(&t->rng, 2) ? bad_ptr(t, false) :
 				   W.edge_str + 4096 - below(&t->rng, 8);
-		a->aux = gen_size(t, a, sizeof(a->pair));
+		a->aux = one_in(&t->rng, 8) ? PIDFD_FD_PAIR_SIZE_VER0 :
+			 gen_size(t, a, sizeof(a->pair));
 		break;
+	}
 	case PIDFD_CONFIG_ACT_CLOSE_RANGE: {
 		static const unsigned int fl[] = { 0, 0, CLOSE_RANGE_CLOEXEC,
 						   CLOSE_RANGE_UNSHARE, ~0U };
@@ -1198,7 +1207,8 @@ static void op_cycle(struct thr *t)
 		return;
 	fd = sys_pidfd_open(0, PIDFD_EMPTY);
 	if (fd >= 0) {
-		pair = (struct pidfd_fd_pair){ sv[end], 3 + below(&t->rng, 8) };
+		pair = (struct pidfd_fd_pair){ .fd = sv[end],
+					       .newfd = 3 + below(&t->rng, 8) };
 		sys_config(fd, PIDFD_CONFIG_ACT_GIVE_FD, NULL, &pair, sizeof(pair));
 		if (one_in(&t->rng, 4)) {
 			sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, "/bin/true", NULL,

@@ -631,21 +631,35 @@ static int t_fa_close(void)
 
 static int t_fa_close_rlimit(void)
 {
-	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_t below, at, beyond;
 	struct rlimit rl, low;
-	int err;
+	int e1, e2, e3;
 
-	/* glibc fails closing a closed fd beyond a lowered RLIMIT_NOFILE. */
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addclose(&fa, 500);
+	/*
+	 * glibc fails closing a closed fd only from a lowered RLIMIT_NOFILE
+	 * up: the library sends close_range() of the fd below it (the
+	 * kernel's ACT_CLOSE fails on any closed fd), ACT_CLOSE from it up.
+	 */
+	posix_spawn_file_actions_init(&below);
+	posix_spawn_file_actions_addclose(&below, 399);
+	posix_spawn_file_actions_init(&at);
+	posix_spawn_file_actions_addclose(&at, 400);
+	posix_spawn_file_actions_init(&beyond);
+	posix_spawn_file_actions_addclose(&beyond, 500);
 	getrlimit(RLIMIT_NOFILE, &rl);
 	low = rl;
 	low.rlim_cur = 400;
 	setrlimit(RLIMIT_NOFILE, &low);
-	err = PROBE(&fa, NULL);
+	e1 = PROBE(&below, NULL);
+	e2 = PROBE(&at, NULL);
+	e3 = PROBE(&beyond, NULL);
 	setrlimit(RLIMIT_NOFILE, &rl);
-	CHECK_EQ(err, EBADF);
-	posix_spawn_file_actions_destroy(&fa);
+	posix_spawn_file_actions_destroy(&below);
+	posix_spawn_file_actions_destroy(&at);
+	posix_spawn_file_actions_destroy(&beyond);
+	CHECK_EQ(e1, 0);
+	CHECK_EQ(e2, EBADF);
+	CHECK_EQ(e3, EBADF);
 	return PASS;
 }
 
@@ -1569,6 +1583,67 @@ static int t_builder_actions(void)
 	return PASS;
 }
 
+/*
+ * The raw actions are the kernel's: ACT_CLOSE is close() (EBADF for an fd
+ * the child does not have), ACT_DUP2 dup2() (onto itself, FD_CLOEXEC
+ * stays unless PIDFD_FD_CLEAR_CLOEXEC), ACT_GIVE_FD takes no flags.
+ */
+static int t_builder_close_dup2(void)
+{
+	char *argv[] = { "spawn-probe", out, NULL };
+	/* <linux/pidfd.h>'s struct pidfd_fd_pair. */
+	struct fd_pair { int fd, newfd; unsigned int flags; } pair;
+	int keep = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int clear = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+	int fd = pidspawn_create(0), st, e1, e2, e3, e4, e5;
+	pid_t pid;
+
+	NEED_NATIVE();
+	pidspawn_set_exec_path(fd, AT_FDCWD, probe_path);
+	pidspawn_set_argv(fd, argv);
+	e1 = pidspawn_act_close(fd, 70);
+	pid = pidspawn_start(fd);
+	e2 = errno;
+	close(fd);
+	CHECK_EQ(e1, 0);
+	CHECK_EQ(pid, -1);
+	CHECK_EQ(e2, EBADF);
+
+	fd = pidspawn_create(0);
+	pidspawn_set_exec_path(fd, AT_FDCWD, probe_path);
+	pidspawn_set_argv(fd, argv);
+	pidspawn_inherit_fds(fd);
+	e1 = pidspawn_act_close_range(fd, 70, 70, 0);
+	e2 = pidspawn_act_dup2(fd, keep, keep);
+	e3 = pidspawn_act_dup2_flags(fd, clear, clear,
+				     1 /* PIDFD_FD_CLEAR_CLOEXEC */);
+	e4 = pidspawn_act_dup2_flags(fd, keep, keep, 2) ? errno : 0;
+	pair = (struct fd_pair){ .fd = keep, .newfd = 5, .flags = 1 };
+	e5 = pidspawn_config(fd, 10 /* ACT_GIVE_FD */, NULL, &pair,
+			     sizeof(pair)) ? errno : 0;
+	/* The first version of the pair, 8 bytes, has no flags. */
+	pair = (struct fd_pair){ .fd = 0, .newfd = 0, .flags = 1 };
+	CHECK_EQ(pidspawn_config(fd, 6 /* ACT_DUP2 */, NULL, &pair, 8), 0);
+	pid = pidspawn_start(fd);
+	st = -1;
+	if (pid > 0)
+		pidspawn_wait(fd, &st);
+	close(fd);
+	close(keep);
+	close(clear);
+	CHECK(pid > 0);
+	CHECK_EQ(st, 0);
+	CHECK_EQ(e1, 0);
+	CHECK_EQ(e2, 0);
+	CHECK_EQ(e3, 0);
+	CHECK_EQ(e4, EINVAL);
+	CHECK_EQ(e5, EINVAL);
+	read_report();
+	CHECK_EQ(has_fd(keep), 0);
+	CHECK_EQ(has_fd(clear), 1);
+	return PASS;
+}
+
 static int t_builder_cwd_inherit(void)
 {
 	char *argv[] = { "spawn-probe", out, NULL };
@@ -1744,6 +1819,8 @@ static int t_native_each(void)
 		{ "chdir fails", 0, 7, ENOENT, 0 },
 		{ "fchdir", 0, 8, 0, 0 },
 		{ "closefrom", 0, 9, 0, 0 },
+		{ "close not open", 0, 10, 0, 0 },
+		{ "dup2 onto itself", 0, 11, 0, 0 },
 	};
 	char line[600], cgdir[1100];
 	int dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), cg = -1;
@@ -1776,6 +1853,8 @@ static int t_native_each(void)
 		case 7: posix_spawn_file_actions_addchdir_np(&fa, tpath("none")); break;
 		case 8: posix_spawn_file_actions_addfchdir_np(&fa, dfd); break;
 		case 9: posix_spawn_file_actions_addclosefrom_np(&fa, 3); break;
+		case 10: posix_spawn_file_actions_addclose(&fa, 99); break;
+		case 11: posix_spawn_file_actions_adddup2(&fa, 1, 1); break;
 		}
 		err = PROBE(&fa, &at);
 		went = last_trace(line, sizeof(line));
@@ -1837,8 +1916,8 @@ static const struct test tests[] = {
 #ifdef WITH_PIDSPAWN
 	T(t_pidfd_spawn), T(t_pidfd_spawnp), T(t_cgroup),
 	T(t_builder_basic), T(t_builder_defaults), T(t_builder_actions),
-	T(t_builder_cwd_inherit), T(t_builder_errors), T(t_native_used),
-	T(t_native_each),
+	T(t_builder_close_dup2), T(t_builder_cwd_inherit), T(t_builder_errors),
+	T(t_native_used), T(t_native_each),
 	T(t_backend),
 #endif
 };

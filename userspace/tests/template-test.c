@@ -211,7 +211,7 @@ static int t_replaced(void)
 		SKIP("no kernel templates: spawned by path");
 	CHECK(fd2 >= 0);
 	if (spawns >= 0)
-		CHECK_EQ(spawns, 1);	/* a new template */
+		CHECK_EQ(spawns, 1);	/* the new template's one start */
 	return PASS;
 }
 
@@ -220,6 +220,7 @@ static int t_raw(void)
 {
 	char *argv[] = { "prog", NULL };
 	int b, tfd, p, err, st;
+	long spawns;
 	pid_t pid;
 
 	CHECK_EQ(copy("/bin/true", tpath("raw")), 0);
@@ -254,6 +255,10 @@ static int t_raw(void)
 	CHECK_EQ(pidspawn_wait(p, &st), 0);
 	CHECK_EQ(st, 0);
 	close(p);
+	/* Closed unstarted: no spawn in fdinfo, which counts starts. */
+	p = pidspawn_template_new(tfd, 0);
+	CHECK(p >= 0);
+	close(p);
 	/* A fork()ed child may not use it. */
 	pid = fork();
 	if (pid == 0)
@@ -267,8 +272,12 @@ static int t_raw(void)
 	CHECK_EQ(pidspawn_start(p), -1);
 	err = errno;
 	close(p);
+	spawns = fdinfo(tfd, "spawns");
 	close(tfd);
 	CHECK_EQ(err, ESTALE);
+	/* Three processes made, one started (-1: the emulation has none). */
+	if (spawns >= 0)
+		CHECK_EQ(spawns, 1);
 	return PASS;
 }
 
