@@ -53,12 +53,9 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_START		= 20,	/* returns the child's pid */
 	PIDFD_CONFIG_SET_EXEC_SEARCH	= 21,	/* value: char *[] of paths to try */
 	PIDFD_CONFIG_ACT_TCSETPGRP	= 22,	/* aux: fd of the controlling tty */
-	PIDFD_CONFIG_MAKE_TEMPLATE	= 23,	/* aux: PIDFD_TEMPLATE_*; returns a template fd */
+	PIDFD_CONFIG_MAKE_TEMPLATE	= 23,	/* returns a template fd */
 	PIDFD_CONFIG_NEW_EMPTY		= 24,	/* on a template; aux: PIDFD_NONBLOCK */
 };
-
-/* PIDFD_CONFIG_MAKE_TEMPLATE: the template fd is close-on-exec. */
-#define PIDFD_TEMPLATE_CLOEXEC		(1U << 0)
 
 /*
  * ACT_DUP2: @newfd becomes a copy of @fd, as dup2(@fd, @newfd) makes it.

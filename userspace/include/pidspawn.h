@@ -89,7 +89,7 @@ int pidspawn_set_cgroup(int pidfd, int cgroupfd);
 
 /*
  * Templates, raw: PIDFD_CONFIG_MAKE_TEMPLATE on a configured empty pidfd
- * (flags: 0 or PIDFD_TEMPLATE_CLOEXEC) returns a template fd;
+ * (flags: 0) returns a template fd, close-on-exec;
  * PIDFD_CONFIG_NEW_EMPTY on a template fd (flags: 0 or PIDFD_NONBLOCK)
  * returns a new empty pidfd with the template's configuration.
  */

@@ -78,11 +78,7 @@ struct spawn {
 /* The clone() fallback (fallback.c): 0 or an error number. */
 int spawn_fallback(struct spawn *s) HIDDEN;
 
-/*
- * PIDFD_TEMPLATE_CLOEXEC and PIDFD_FD_CLEAR_CLOEXEC, for files that cannot
- * include <linux/pidfd.h>.
- */
-#define TEMPLATE_CLOEXEC	1U
+/* PIDFD_FD_CLEAR_CLOEXEC, for files that cannot include <linux/pidfd.h>. */
 #define CLEAR_CLOEXEC		1U
 
 /*

@@ -206,7 +206,6 @@ int pidspawn_set_cgroup(int pidfd, int cgroupfd)
 			       cgroupfd);
 }
 
-_Static_assert(TEMPLATE_CLOEXEC == PIDFD_TEMPLATE_CLOEXEC, "uapi flag");
 
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {

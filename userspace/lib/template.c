@@ -175,7 +175,7 @@ static int make(struct pidspawn_template *t)
 	if (b < 0)
 		return errno;
 	fd = pidspawn_set_exec_path(b, AT_FDCWD, t->path) ? -1 :
-	     pidspawn_make_template(b, TEMPLATE_CLOEXEC);
+	     pidspawn_make_template(b, 0);
 	err = fd < 0 ? errno : 0;
 	syscall(SYS_close, b);
 	if (fd < 0) {

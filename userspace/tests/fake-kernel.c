@@ -418,7 +418,7 @@ static long make_template(struct empty *e, int aux)
 	struct stat st;
 	int fd, x;
 
-	if (aux & ~PIDFD_TEMPLATE_CLOEXEC || e->search || e->exec_fd < 0 ||
+	if (aux || e->search || e->exec_fd < 0 ||
 	    e->by_path < 0)
 		return fail(EINVAL);
 	x = open(e->exec_path, O_RDONLY | O_CLOEXEC);
@@ -444,8 +444,8 @@ static long make_template(struct empty *e, int aux)
 	t->tgid = getgid();
 	t->tegid = getegid();
 	t->is_tmpl = t->refs = 1;
-	fd = open("/dev/null", O_RDONLY |
-		  (aux & PIDFD_TEMPLATE_CLOEXEC ? O_CLOEXEC : 0));
+	/* Close-on-exec, as the kernel makes a template. */
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		real_close(t->exec_fd);
 		free(t);
@@ -534,7 +534,7 @@ static long config(int fd, unsigned int cmd, const char *key,
 	case PIDFD_CONFIG_SET_EXEC_FD: case PIDFD_CONFIG_ACT_CLOSE:
 	case PIDFD_CONFIG_ACT_FCHDIR: case PIDFD_CONFIG_SETPGID:
 	case PIDFD_CONFIG_ACT_TCSETPGRP:
-	case PIDFD_CONFIG_SET_CGROUP: case PIDFD_CONFIG_MAKE_TEMPLATE:
+	case PIDFD_CONFIG_SET_CGROUP:
 		takes_aux = 1;
 		break;
 	}
@@ -622,6 +622,9 @@ static long config(int fd, unsigned int cmd, const char *key,
 		e->sched = *(const struct sched_attr *)value;
 		return 0;
 	case PIDFD_CONFIG_SET_CGROUP:
+		/* As clone3(): EINVAL for a negative fd. */
+		if (aux < 0)
+			return fail(EINVAL);
 		if (e->cgroup_fd >= 0)
 			real_close(e->cgroup_fd);
 		e->cgroup_fd = fcntl(aux, F_DUPFD_CLOEXEC, 3);

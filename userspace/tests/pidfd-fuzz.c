@@ -717,7 +717,8 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		break;
 	case PIDFD_CONFIG_MAKE_TEMPLATE:
 	case PIDFD_CONFIG_NEW_EMPTY: {
-		static const int flags[] = { 0, 0, PIDFD_TEMPLATE_CLOEXEC, PIDFD_NONBLOCK, -1 };
+		/* MAKE_TEMPLATE takes none, NEW_EMPTY PIDFD_NONBLOCK. */
+		static const int flags[] = { 0, 0, 1, PIDFD_NONBLOCK, -1 };
 
 		a->aux = one_in(&t->rng, 8) ? (int)rnd(&t->rng) :
 			 flags[below(&t->rng, ARRAY_SIZE(flags))];
@@ -878,8 +879,7 @@ static void op_recipe(struct thr *t)
 		sys_config(fd, PIDFD_CONFIG_SET_ENVP, NULL, envp, 0);
 	/* A template of it, and the process from it (the template is kept). */
 	if (one_in(&t->rng, 5)) {
-		int tmpl = sys_config(fd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,
-				      one_in(&t->rng, 2) ? PIDFD_TEMPLATE_CLOEXEC : 0);
+		int tmpl = sys_config(fd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL, 0);
 
 		if (tmpl >= 0) {
 			close(fd);
@@ -2527,7 +2527,7 @@ static void soak_spawner(int index, int nr, unsigned long spawns, const char *ex
 	    sys_config(fd, PIDFD_CONFIG_SET_EXEC_PATH, exe, NULL, AT_FDCWD) ||
 	    sys_config(fd, PIDFD_CONFIG_SET_ARGV, NULL, argv, 0))
 		die("soak setup");
-	tmpl = sys_config(fd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL, PIDFD_TEMPLATE_CLOEXEC);
+	tmpl = sys_config(fd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL, 0);
 	close(fd);
 	/* A kernel without templates: their share runs by path. */
 	rep->no_template = tmpl < 0;

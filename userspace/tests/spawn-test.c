@@ -1471,7 +1471,7 @@ static int t_cgroup(void)
 {
 	posix_spawnattr_t at;
 	char dir[1100], want[1100];
-	int cg, err, err2;
+	int cg, err, err2, err3;
 
 	NEED_ROOT();
 	if (cgroup2_dir(dir, sizeof(dir)))
@@ -1485,6 +1485,9 @@ static int t_cgroup(void)
 	snprintf(got, sizeof(got), "%s", get("cgroup") ? get("cgroup") : "");
 	posix_spawnattr_setcgroup_np(&at, 99);	/* not open */
 	err2 = PROBE(NULL, &at);
+	/* clone3() refuses a negative cgroup fd with EINVAL, not EBADF. */
+	posix_spawnattr_setcgroup_np(&at, -1);
+	err3 = PROBE(NULL, &at);
 	close(cg);
 	rmdir(dir);
 	posix_spawnattr_destroy(&at);
@@ -1492,6 +1495,7 @@ static int t_cgroup(void)
 	snprintf(want, sizeof(want), "%s", strrchr(dir, '/'));
 	CHECK(strstr(got, want) != NULL);
 	CHECK_EQ(err2, EBADF);
+	CHECK_EQ(err3, EINVAL);
 	return PASS;
 }
 

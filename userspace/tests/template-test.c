@@ -229,7 +229,7 @@ static int t_raw(void)
 	b = pidspawn_create(0);
 	CHECK(b >= 0);
 	CHECK_EQ(pidspawn_set_exec_path(b, AT_FDCWD, tpath("raw")), 0);
-	tfd = pidspawn_make_template(b, 1 /* PIDFD_TEMPLATE_CLOEXEC */);
+	tfd = pidspawn_make_template(b, 0);
 	err = errno;
 	CHECK_EQ(pidspawn_set_argv(b, argv) < 0 ? errno : 0, tfd < 0 ? 0 : EBUSY);
 	close(b);
