@@ -57,24 +57,60 @@ endef
 run: kernel image userspace
 	$(call guest-job,run,'./demo/pidspawn-demo')
 
-# BENCH_ARGS: -n spawns per method, -s scenarios, -m methods, -c children
-# (comma lists; see userspace/demo/pidspawn-bench.c). MAKE_BENCH_ARGS: rules
-# and rounds of GNU make -j2 (demo/make-bench.sh). AGENT_MIX_ARGS: calls a
-# run and rounds of the agent-tool mix (demo/make-agent-mix.sh), empty to
-# leave it out. A quick subset:
-#   make bench BENCH_ARGS="-n 100 -s small" MAKE_BENCH_ARGS="60 1" AGENT_MIX_ARGS=
-# The CSV goes to build/bench/results.csv, with the plots beside it.
+# BENCH_ARGS: -n spawns per method, -r repetitions, -s scenarios, -m
+# methods, -c children (comma lists; see userspace/demo/pidspawn-bench.c).
+# BENCH_LARGE_ARGS: a second run of it into the same CSV with other
+# arguments, empty for none: in counted mode the other parents, with fewer
+# spawns and without fork (a fork of 1 GiB costs 500 small spawns).
+# MAKE_BENCH_ARGS: rules and rounds of GNU make -j2 (demo/make-bench.sh).
+# CLIENT_BENCH_ARGS: children and rounds of ninja, fish and a Rust program
+# (demo/client-bench.sh), empty to leave them out.
+# AGENT_MIX_ARGS: calls a run and rounds of the agent-tool mix
+# (demo/make-agent-mix.sh), empty to leave it out. A quick subset:
+#   make bench BENCH_ARGS="-n 100 -s small" MAKE_BENCH_ARGS="60 1" \
+#     CLIENT_BENCH_ARGS= AGENT_MIX_ARGS=
+# BENCH_CLOCK=icount counts instead of timing: one vCPU, single-threaded
+# TCG under -icount shift=0,sleep=off, so the guest's clock advances 1 ns a
+# guest instruction and "ns" are instructions; steady to about 1% where
+# TCG's wall clock drifts 10-30% (docs/measurements.md). BENCH_CLOCK=wall
+# (the default) is multi-threaded TCG with 2 vCPUs, timed.
+# The CSV goes to build/bench/$(BENCH_CLOCK)/results.csv with the plots
+# beside it; the run before is kept as results.prev.csv and compared.
+BENCH_CLOCK ?= wall
+ifeq ($(BENCH_CLOCK),icount)
+BENCH_ARGS ?= -n 1000 -r 2 -s small
+BENCH_LARGE_ARGS ?= -n 200 -s 10-fds,8-actions,1g,100k-fds \
+	-m vfork,posix_spawn-glibc,posix_spawn-lib,builder-path,builder-fd,template,template-nocache,floor
+BENCH_GUEST_OPTS := --icount --smp 1
+else
 BENCH_ARGS ?= -n 100
+BENCH_LARGE_ARGS ?=
+BENCH_GUEST_OPTS :=
+endif
 MAKE_BENCH_ARGS ?= 300 2
+CLIENT_BENCH_ARGS ?= 300 2
 AGENT_MIX_ARGS ?= 160 2
+BENCH_OUT := build/bench/$(BENCH_CLOCK)
 
+# The programs and libraries run from the guest's tmpfs, not the host's
+# share: every read over 9p waits for QEMU, and under -icount a wait
+# advances the clock to the next timer.
 bench: kernel image userspace
-	$(call guest-job,bench,'nproc' \
-		'./demo/pidspawn-bench -o /mnt/host/results.csv $(BENCH_ARGS)' \
+	$(call guest-job,bench,'nproc' 'cp -a . /tmp/pidspawn && cd /tmp/pidspawn' \
+		'./demo/pidspawn-bench -k $(BENCH_CLOCK) -o /mnt/host/results.csv $(BENCH_ARGS)' \
+		$(if $(BENCH_LARGE_ARGS),'./demo/pidspawn-bench -k $(BENCH_CLOCK) -o /mnt/host/results.csv $(BENCH_LARGE_ARGS)') \
 		'./demo/make-bench.sh $(MAKE_BENCH_ARGS)' \
-		$(if $(AGENT_MIX_ARGS),'./demo/make-agent-mix.sh $(AGENT_MIX_ARGS)'))
-	@mkdir -p build/bench && cp -f $(BUILD)/bench/results.csv build/bench/
-	@userspace/demo/bench-plot.sh build/bench/results.csv build/bench
+		$(if $(CLIENT_BENCH_ARGS),'./demo/client-bench.sh $(CLIENT_BENCH_ARGS)') \
+		$(if $(AGENT_MIX_ARGS),'./demo/make-agent-mix.sh $(AGENT_MIX_ARGS)'),$(BENCH_GUEST_OPTS))
+	@mkdir -p $(BENCH_OUT)
+	@[ ! -f $(BENCH_OUT)/results.csv ] || mv -f $(BENCH_OUT)/results.csv $(BENCH_OUT)/results.prev.csv
+	@cp -f $(BUILD)/bench/results.csv $(BENCH_OUT)/
+	@userspace/demo/bench-plot.sh $(BENCH_OUT)/results.csv $(BENCH_OUT)
+	@echo "bench: the repetitions of this run:"; for c in vs_vfork trimmed_vs_vfork; do \
+		userspace/demo/bench-compare.sh -c $$c $(BENCH_OUT)/results.csv | tail -1; done
+	@[ ! -f $(BENCH_OUT)/results.prev.csv ] || { echo "bench: this run against the one before:"; \
+		for c in vs_vfork trimmed_vs_vfork; do userspace/demo/bench-compare.sh -c $$c \
+		$(BENCH_OUT)/results.prev.csv $(BENCH_OUT)/results.csv | tail -1; done; }
 
 # The fuzzer for FUZZ_SECONDS (FUZZ_SEED reruns a seed it printed), on the
 # debug kernel unless KCONFIG is given: its KASAN, lockdep and kmemleak

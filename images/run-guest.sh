@@ -17,9 +17,16 @@
 #   --interactive     a shell on the terminal instead of job.sh
 #   --tap DIR         also write the run's own results as TAP in DIR/run.tap
 #   --kvm             use KVM (nested KVM does not work on our machines)
+#   --icount          count instead of time: single-threaded TCG under
+#                     -icount shift=0,sleep=off, so the guest's clock
+#                     advances 1 ns per guest instruction (make bench
+#                     BENCH_CLOCK=icount); steady to ~1%, but it models no
+#                     cache, TLB or memory latency and no host load
+#   --smp N           guest CPUs (default 2)
 set -euo pipefail
 
 kernel= image= log= tap= timeout=1800 interactive=0 accel="tcg,thread=multi"
+smp=2 icount=()
 cpu=${PIDSPAWN_QEMU_CPU:-max}
 while [ $# -gt 1 ]; do
 	case "$1" in
@@ -30,6 +37,8 @@ while [ $# -gt 1 ]; do
 	--tap) tap=$2; shift 2 ;;
 	--interactive) interactive=1; shift ;;
 	--kvm) accel=kvm; cpu=host; shift ;;
+	--icount) accel="tcg,thread=single"; icount=(-icount shift=0,sleep=off); shift ;;
+	--smp) smp=$2; shift 2 ;;
 	*) break ;;
 	esac
 done
@@ -48,7 +57,7 @@ rm -f "$share/job.status" "$share/dmesg.txt" "$share/interactive"
 # gains nothing from 5-level paging.
 # loglevel=5: WARN() and lockdep print at KERN_WARNING; a quieter console
 # would hide them from the serial log the run is judged on.
-qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" -cpu "$cpu" -smp 2 -m 2G
+qemu=(qemu-system-x86_64 -machine q35 -accel "$accel" "${icount[@]}" -cpu "$cpu" -smp "$smp" -m 2G
 	-nographic -no-reboot
 	-kernel "$kernel"
 	-append "console=ttyS0 root=/dev/vda rw init=/sbin/pidspawn-init panic=-1 no5lvl loglevel=5"

@@ -5,7 +5,8 @@
  *
  * Methods: fork+execve, vfork+execve, glibc's posix_spawn(), libpidspawn's
  * posix_spawn(), the pidfd_config() builder by path and by a pre-opened
- * fd, a spawn template, and the floor: clone(CLONE_VM|CLONE_VFORK|
+ * fd, a spawn template (also with the kernel's ELF cache switched off,
+ * where its debugfs switch is), and the floor: clone(CLONE_VM|CLONE_VFORK|
  * CLONE_FILES|CLONE_FS) + execveat() of a pre-opened fd, the least a
  * userspace spawn can do. Children: a static program with no libc that
  * exits at once (copied to /var/tmp, on the root filesystem as /bin/true
@@ -17,10 +18,18 @@
  * The methods take turns in rounds, so that drift of the machine (TCG, the
  * host's load) falls on all alike; latencies are per spawn, throughput is
  * spawns over the total time of the method.
+ * Besides time, per spawn: the minor faults of the child (until it is
+ * reaped) and of the parent, and, from a separate traced pass, the system
+ * calls the parent and the child before its execve() make (the pristine
+ * child makes none: its steps run in the kernel).
  * Last, memory per template: the slab growth over 1000 templates.
  *
- *   pidspawn-bench [-n spawns] [-s scenario,...] [-m method,...]
- *                  [-c child,...] [-o results.csv]
+ * Under QEMU's instruction counter (make bench BENCH_CLOCK=icount) the
+ * guest's clock advances 1 ns per instruction: times are then instruction
+ * counts, and -k names the clock in the CSV.
+ *
+ *   pidspawn-bench [-n spawns] [-r repetitions] [-s scenario,...]
+ *                  [-m method,...] [-c child,...] [-k clock] [-o results.csv]
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -34,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -43,6 +53,8 @@
 
 #define ROUNDS		10
 #define NR_ACTIONS	8
+#define TRACED_SPAWNS	8	/* a method's spawns in the syscall-counting pass */
+#define WARMUP_SPAWNS	5
 
 struct child {
 	const char *name;
@@ -282,21 +294,41 @@ static const struct method {
 	const char *name;
 	int (*spawn)(struct child *c);
 	bool no_actions;	/* cannot do the 8-actions scenario */
+	bool template;		/* needs the case's template */
+	bool elf_cache_off;	/* with the kernel's ELF cache switched off */
 } methods[] = {
-	{ "fork", m_fork, false },
-	{ "vfork", m_vfork, false },
-	{ "posix_spawn-glibc", m_glibc, false },
-	{ "posix_spawn-lib", m_lib, false },
-	{ "builder-path", m_builder_path, false },
-	{ "builder-fd", m_builder_fd, false },
-	{ "template", m_template, false },
+	{ .name = "fork", .spawn = m_fork },
+	{ .name = "vfork", .spawn = m_vfork },
+	{ .name = "posix_spawn-glibc", .spawn = m_glibc },
+	{ .name = "posix_spawn-lib", .spawn = m_lib },
+	{ .name = "builder-path", .spawn = m_builder_path },
+	{ .name = "builder-fd", .spawn = m_builder_fd },
+	{ .name = "template", .spawn = m_template, .template = true },
+	{ .name = "template-nocache", .spawn = m_template, .template = true, .elf_cache_off = true },
 	/* It shares the fd table until execve(): actions would be the parent's. */
-	{ "floor", m_floor, true },
+	{ .name = "floor", .spawn = m_floor, .no_actions = true },
 };
 
 #define NR_METHODS	(sizeof(methods) / sizeof(methods[0]))
 #define VFORK		1
-#define TEMPLATE	6
+
+/*
+ * The kernel's switch of the templates' ELF cache (debugfs, the cache
+ * patch), for template-nocache: what the cache saves, side by side.
+ */
+#define ELF_CACHE_SWITCH	"/sys/kernel/debug/elf_exec_cache"
+
+static bool elf_cache_set(bool on)
+{
+	int fd = open(ELF_CACHE_SWITCH, O_WRONLY | O_CLOEXEC);
+	bool done;
+
+	if (fd < 0)
+		return false;
+	done = write(fd, on ? "Y" : "N", 1) == 1;
+	close(fd);
+	return done;
+}
 
 static const char *const scenarios[] = {
 	"small", "256m", "1g", "10-fds", "10k-fds", "100k-fds", "threads", "8-actions",
@@ -423,11 +455,114 @@ static bool selected(const char *list, const char *name)
 	return false;
 }
 
-static int run(const char *scenario, struct child *c, int spawns,
+/*
+ * The system calls one spawn by @m costs: @m runs TRACED_SPAWNS times in a
+ * child traced with PTRACE_SYSCALL, following the processes it forks or
+ * clones until their execve() (the exec'd program's own calls are the
+ * same for every method). Returns calls per spawn, or -1.
+ */
+static double count_syscalls(const struct method *m, struct child *c)
+{
+	const int opts = PTRACE_O_TRACESYSGOOD | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK |
+			 PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
+	long calls = 0;
+	bool counting = false;
+	int status, failed = 1, i;
+	pid_t tracee, pid;
+
+	fflush(stdout);
+	tracee = fork();
+	if (tracee < 0)
+		return -1;
+	if (!tracee) {
+		int bad = 0;
+
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(2);
+		/* A template serves the process that made it, not its forks. */
+		if (c->tmpl >= 0) {
+			close(c->tmpl);
+			c->tmpl = make_template(c);
+		}
+		raise(SIGSTOP);
+		/* getppid() brackets what is counted: not raise() or _exit(). */
+		syscall(SYS_getppid);
+		for (i = 0; i < TRACED_SPAWNS; i++)
+			bad |= m->spawn(c);
+		syscall(SYS_getppid);
+		_exit(bad ? 1 : 0);
+	}
+	if (waitpid(tracee, &status, 0) != tracee || !WIFSTOPPED(status) ||
+	    ptrace(PTRACE_SETOPTIONS, tracee, NULL, (void *)(long)opts) ||
+	    ptrace(PTRACE_SYSCALL, tracee, NULL, NULL)) {
+		kill(tracee, SIGKILL);
+		waitpid(tracee, NULL, 0);
+		return -1;
+	}
+	while ((pid = waitpid(-1, &status, __WALL)) > 0) {
+		int sig = 0;
+
+		if (!WIFSTOPPED(status)) {
+			if (pid == tracee)
+				failed = !WIFEXITED(status) || WEXITSTATUS(status);
+			continue;
+		}
+		if (WSTOPSIG(status) == (SIGTRAP | 0x80)) {
+			struct __ptrace_syscall_info info;
+
+			if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info), &info) > 0 &&
+			    info.op == PTRACE_SYSCALL_INFO_ENTRY) {
+				if (pid == tracee && info.entry.nr == SYS_getppid)
+					counting = !counting;
+				else
+					calls += counting;
+			}
+		} else if (status >> 8 == (SIGTRAP | PTRACE_EVENT_EXEC << 8)) {
+			/* Its execve() is counted; what it runs is not the spawn's. */
+			ptrace(PTRACE_DETACH, pid, NULL, NULL);
+			continue;
+		} else if (WSTOPSIG(status) != SIGTRAP && WSTOPSIG(status) != SIGSTOP) {
+			sig = WSTOPSIG(status);	/* a real signal, SIGCHLD: deliver it */
+		}
+		ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig);
+	}
+	return failed ? -1 : (double)calls / TRACED_SPAWNS;
+}
+
+/*
+ * The mean of the spawns in ns without the slowest TRIM_PERCENT: in
+ * counted mode an interrupt or a kernel thread that runs during a spawn
+ * is counted in it; this mean leaves such bursts out. Sorts @samples.
+ */
+#define TRIM_PERCENT	5
+
+static double trimmed_mean_ns(double *samples, int n)
+{
+	int keep = n - n * TRIM_PERCENT / 100, i;
+	double sum = 0;
+
+	qsort(samples, n, sizeof(double), cmp_double);
+	for (i = 0; i < keep; i++)
+		sum += samples[i];
+	return keep ? sum * 1e3 / keep : 0;
+}
+
+static long minflt(int who)
+{
+	struct rusage ru;
+
+	return getrusage(who, &ru) ? 0 : ru.ru_minflt;
+}
+
+static const char *clock_name = "wall";
+
+static int run(const char *scenario, struct child *c, int spawns, int rep,
 	       const char *method_list, FILE *csv)
 {
 	static double *samples[NR_METHODS];
 	double total[NR_METHODS] = { 0 }, phases[NR_METHODS][NR_PHASES] = { { 0 } };
+	long child_faults[NR_METHODS] = { 0 }, parent_faults[NR_METHODS] = { 0 };
+	double syscalls[NR_METHODS], trimmed[NR_METHODS];
 	bool use[NR_METHODS];
 	int per_round = spawns / ROUNDS, round, i, n;
 	struct shape shape;
@@ -442,20 +577,39 @@ static int run(const char *scenario, struct child *c, int spawns,
 	for (m = 0; m < NR_METHODS; m++) {
 		use[m] = selected(method_list, methods[m].name) &&
 			 !(with_actions && methods[m].no_actions) &&
-			 !(m == TEMPLATE && c->tmpl < 0);
+			 !(methods[m].template && c->tmpl < 0) &&
+			 !(methods[m].elf_cache_off && !elf_cache_set(true));
 		free(samples[m]);
 		samples[m] = calloc(per_round * ROUNDS, sizeof(double));
+	}
+	/*
+	 * Untimed first: a method's first spawns pay for lazy binding and its
+	 * library's first-use work, once per process, not per spawn.
+	 */
+	for (m = 0; m < NR_METHODS; m++) {
+		if (use[m] && methods[m].elf_cache_off)
+			elf_cache_set(false);
+		for (i = 0; use[m] && i < WARMUP_SPAWNS; i++)
+			methods[m].spawn(c);	/* a failure is reported below */
+		if (use[m] && methods[m].elf_cache_off)
+			elf_cache_set(true);
 	}
 	for (round = 0; round < ROUNDS; round++) {
 		for (m = 0; m < NR_METHODS; m++) {
 			if (!use[m])
 				continue;
+			if (methods[m].elf_cache_off)
+				elf_cache_set(false);
 			for (i = 0; i < per_round; i++) {
-				double start = now_us(), took, from = start, end;
+				long child_before = minflt(RUSAGE_CHILDREN);
+				long parent_before = minflt(RUSAGE_SELF);
+				double start, took, from, end;
 				int ph;
 
 				for (ph = 0; ph < NR_MARKS; ph++)
 					marks[ph] = 0;
+				start = now_us();
+				from = start;
 				if (methods[m].spawn(c)) {
 					fprintf(stderr, "%s/%s/%s failed: %s\n", scenario,
 						methods[m].name, c->name, strerror(errno));
@@ -463,6 +617,8 @@ static int run(const char *scenario, struct child *c, int spawns,
 					break;
 				}
 				end = now_us();
+				child_faults[m] += minflt(RUSAGE_CHILDREN) - child_before;
+				parent_faults[m] += minflt(RUSAGE_SELF) - parent_before;
 				took = end - start;
 				samples[m][round * per_round + i] = took;
 				total[m] += took;
@@ -474,29 +630,45 @@ static int run(const char *scenario, struct child *c, int spawns,
 				}
 				phases[m][PH_REAP] += end - from;
 			}
+			if (methods[m].elf_cache_off)
+				elf_cache_set(true);
 		}
 	}
+	for (m = 0; m < NR_METHODS; m++)
+		syscalls[m] = use[m] ? count_syscalls(&methods[m], c) : -1;
 	n = per_round * ROUNDS;
-	printf("\n%s, child %s, %d spawns per method, %d rounds\n", scenario, c->name, n, ROUNDS);
-	printf("  %-18s %12s %10s %10s %10s\n", "method", "spawns/s", "p50 us", "p99 us",
-	       "vs vfork");
+	printf("\n%s, child %s, %d spawns per method, %d rounds, repetition %d, clock %s\n",
+	       scenario, c->name, n, ROUNDS, rep, clock_name);
+	printf("  %-18s %12s %10s %10s %10s %10s %8s %8s %8s\n", "method", "spawns/s", "p50 us",
+	       "p99 us", "ns/spawn", "vs vfork", "childflt", "ownflt", "syscalls");
+	for (m = 0; m < NR_METHODS; m++)
+		if (use[m])
+			trimmed[m] = trimmed_mean_ns(samples[m], n);
 	for (m = 0; m < NR_METHODS; m++) {
-		double rate, p50, p99;
+		double rate, p50, p99, ratio = use[VFORK] ? total[VFORK] / total[m] : 0;
+		double trimmed_ratio = use[VFORK] ? trimmed[VFORK] / trimmed[m] : 0;
 
 		if (!use[m])
 			continue;
-		qsort(samples[m], n, sizeof(double), cmp_double);
 		rate = n / (total[m] / 1e6);
 		p50 = samples[m][n / 2];
 		p99 = samples[m][n * 99 / 100];
-		printf("  %-18s %12.1f %10.0f %10.0f", methods[m].name, rate, p50, p99);
-		if (use[VFORK])
-			printf(" %9.3fx", total[VFORK] / total[m]);
-		putchar('\n');
+		printf("  %-18s %12.1f %10.0f %10.0f %10.0f %9.3fx %8.1f %8.1f %8.1f\n",
+		       methods[m].name, rate, p50, p99, total[m] * 1e3 / n, ratio,
+		       (double)child_faults[m] / n, (double)parent_faults[m] / n, syscalls[m]);
 		if (csv)
-			fprintf(csv, "%s,%s,%s,%.2f,%.1f,%.1f\n", scenario, methods[m].name,
-				c->name, rate, p50, p99);
+			fprintf(csv, "%s,%s,%s,%.2f,%.1f,%.1f,%s,%d,%.0f,%.4f,%.2f,%.2f,%.2f,%.0f,%.4f\n",
+				scenario, methods[m].name, c->name, rate, p50, p99, clock_name,
+				rep, total[m] * 1e3 / n, ratio, (double)child_faults[m] / n,
+				(double)parent_faults[m] / n, syscalls[m], trimmed[m],
+				trimmed_ratio);
 	}
+	printf("  without the slowest %d%% of each method's spawns:", TRIM_PERCENT);
+	for (m = 0; m < NR_METHODS; m++)
+		if (use[m] && use[VFORK])
+			printf(" %s %.0f ns %.3fx;", methods[m].name, trimmed[m],
+			       trimmed[VFORK] / trimmed[m]);
+	putchar('\n');
 	printf("  where the time goes, mean us:");
 	for (i = 0; i < NR_PHASES; i++)
 		printf(" %10s", phase_names[i]);
@@ -523,7 +695,7 @@ static int run(const char *scenario, struct child *c, int spawns,
  * small: closing fds does not shrink a file table, so a case run after
  * 100k-fds in the same process would copy a table of 100k slots.
  */
-static int run_apart(const char *scenario, struct child *c, int spawns,
+static int run_apart(const char *scenario, struct child *c, int spawns, int rep,
 		     const char *method_list, FILE *csv)
 {
 	int status;
@@ -536,7 +708,7 @@ static int run_apart(const char *scenario, struct child *c, int spawns,
 	if (pid < 0)
 		return -1;
 	if (!pid)
-		_exit(run(scenario, c, spawns, method_list, csv) ? 1 : 0);
+		_exit(run(scenario, c, spawns, rep, method_list, csv) ? 1 : 0);
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
@@ -623,15 +795,21 @@ int main(int argc, char **argv)
 	const char *csv_path = NULL;
 	static char static_path[4096], local_path[4096];
 	char local_dir[] = "/var/tmp/pidspawn-bench.XXXXXX";
-	int spawns = 200, opt, i;
+	int spawns = 200, reps = 1, opt, i, r;
 	unsigned int s;
 	FILE *csv = NULL;
 	char *slash;
 
-	while ((opt = getopt(argc, argv, "n:s:m:c:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:s:m:c:k:o:")) != -1) {
 		switch (opt) {
 		case 'n':
 			spawns = atoi(optarg);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		case 'k':
+			clock_name = optarg;
 			break;
 		case 's':
 			scenario_list = optarg;
@@ -646,7 +824,7 @@ int main(int argc, char **argv)
 			csv_path = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-n spawns] [-s scenarios] [-m methods] [-c children] [-o csv]\n",
+			fprintf(stderr, "usage: %s [-n spawns] [-r repetitions] [-s scenarios] [-m methods] [-c children] [-k clock] [-o csv]\n",
 				argv[0]);
 			return 2;
 		}
@@ -687,10 +865,14 @@ int main(int argc, char **argv)
 		}
 	}
 	if (csv_path) {
-		csv = fopen(csv_path, "w");
+		/* Appended to: runs with other arguments may share a CSV. */
+		csv = fopen(csv_path, "a");
 		if (!csv)
 			return 1;
-		fprintf(csv, "scenario,method,child,spawns_per_sec,p50_us,p99_us\n");
+		if (!ftell(csv))
+			fprintf(csv, "scenario,method,child,spawns_per_sec,p50_us,p99_us,clock,rep,"
+				"ns_per_spawn,vs_vfork,child_minflt,parent_minflt,syscalls,"
+				"trimmed_ns_per_spawn,trimmed_vs_vfork\n");
 	}
 	printf("%d spawns per method and case; \"vs vfork\": vfork+execve's time over the method's\n",
 	       spawns / ROUNDS * ROUNDS);
@@ -702,10 +884,11 @@ int main(int argc, char **argv)
 				posix_spawn_file_actions_adddup2(&actions, devnull, 3 + i);
 			lib_actions = &actions;
 		}
-		for (i = 0; i < 2; i++)
-			if (selected(child_list, children[i].name) &&
-			    run_apart(scenarios[s], &children[i], spawns, method_list, csv))
-				return 1;
+		for (r = 1; r <= reps; r++)
+			for (i = 0; i < 2; i++)
+				if (selected(child_list, children[i].name) &&
+				    run_apart(scenarios[s], &children[i], spawns, r, method_list, csv))
+					return 1;
 		lib_actions = NULL;
 	}
 	if (csv)

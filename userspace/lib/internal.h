@@ -75,6 +75,12 @@ struct spawn {
 	int templated;		/* the last attempt used a template */
 };
 
+/*
+ * The shim's children's environment (preload.c, in the shim only: NULL
+ * in the library).  A weak hidden reference costs no relocation at load.
+ */
+char **shim_child_envp(char *const envp[]) HIDDEN __attribute__((weak));
+
 /* The clone() fallback (fallback.c): 0 or an error number. */
 int spawn_fallback(struct spawn *s) HIDDEN;
 

@@ -80,7 +80,7 @@ static rlim_t nofile_limit(void)
  * the scheduler, the execve() after no fallible step for argv and envp);
  * -1 on any other error: glibc might fail elsewhere first.
  */
-static int configure(const struct spawn *s, int pidfd)
+static int configure(const struct spawn *s, int pidfd, unsigned long caller_mask)
 {
 	static const posix_spawnattr_t none;
 	const posix_spawnattr_t *at = s->attr ? s->attr : &none;
@@ -178,14 +178,16 @@ static int configure(const struct spawn *s, int pidfd)
 		}
 	}
 	/*
-	 * Always given, as glibc's child sets it: the attribute's, else ours
-	 * now (signals are all blocked around the start, see spawn_native()).
-	 * glibc unblocks its own signals whatever the set says.
+	 * Always given, as glibc's child sets it: the attribute's, else the
+	 * caller's from before spawn_native() blocked all signals.  glibc
+	 * unblocks its own signals whatever the set says.
 	 */
 	sigset_t mask = at->__ss;
 
-	if (!(fl & POSIX_SPAWN_SETSIGMASK))
-		syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &mask, KSIGSET_SIZE);
+	if (!(fl & POSIX_SPAWN_SETSIGMASK)) {
+		sigemptyset(&mask);
+		((unsigned long *)&mask)[0] = caller_mask;
+	}
 	((unsigned long *)&mask)[0] &= ~GLIBC_SIGNALS;
 	err |= pidspawn_set_sigmask(pidfd, &mask);
 	return err ? -1 : 0;
@@ -247,10 +249,9 @@ static int start_again(const struct spawn *s, int err)
 	       template_repeatable(s);
 }
 
-/* 0 or an error number, or -1 with *why: take the fallback. */
-static int spawn_native(struct spawn *s, const char **why)
+static int spawn_native_blocked(struct spawn *s, const char **why,
+				unsigned long caller_mask)
 {
-	unsigned long all = ~0UL, old;
 	int pidfd, pid, err, tries = 0, by_path = 0;
 
 again:
@@ -263,7 +264,7 @@ again:
 		*why = "no empty pidfd";	/* EMFILE: no free fd */
 		return -1;
 	}
-	err = configure(s, pidfd);
+	err = configure(s, pidfd, caller_mask);
 	if (err > 0) {
 		/* Where glibc's call would fail first, with that error. */
 		syscall(SYS_close, pidfd);
@@ -276,14 +277,8 @@ again:
 		syscall(SYS_close, pidfd);
 		return -1;
 	}
-	/*
-	 * As glibc around its clone(): no handler of ours runs while the
-	 * start waits for the exec, and it cannot fail with EINTR.
-	 */
-	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KSIGSET_SIZE);
 	pid = pidspawn_start(pidfd);
 	err = pid < 0 ? errno : 0;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET_SIZE);
 	if (err || !s->want_pidfd)
 		syscall(SYS_close, pidfd);
 	if (err && s->templated && !tries++ && start_again(s, err)) {
@@ -296,6 +291,24 @@ again:
 		s->pidfd = pidfd;
 	}
 	return err;
+}
+
+/*
+ * 0 or an error number, or -1 with *why: take the fallback.  As glibc
+ * does for the whole call, all signals are blocked from the first
+ * setting to the start's return: no handler of ours runs while the start
+ * waits for the exec, it cannot fail with EINTR, and the mask the child
+ * gets is the one the caller had (one call reads and blocks).
+ */
+static int spawn_native(struct spawn *s, const char **why)
+{
+	unsigned long all = ~0UL, old;
+	int ret;
+
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, &old, KSIGSET_SIZE);
+	ret = spawn_native_blocked(s, why, old);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &old, NULL, KSIGSET_SIZE);
+	return ret;
 }
 
 static int spawn_run(struct spawn *s)
@@ -322,8 +335,13 @@ static int spawn_call(const char *name, int search, int want_pidfd, int *out,
 	struct spawn s = { .name = name, .file = file, .search = search,
 			   .want_pidfd = want_pidfd, .fa = fa, .attr = attr,
 			   .argv = argv, .envp = envp };
-	int err = spawn_run(&s);
+	char **child_envp = shim_child_envp ? shim_child_envp(envp) : NULL;
+	int err;
 
+	if (child_envp)
+		s.envp = child_envp;
+	err = spawn_run(&s);
+	free(child_envp);
 	if (!err && out)
 		*out = want_pidfd ? s.pidfd : s.pid;
 	return err;

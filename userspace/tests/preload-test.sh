@@ -77,6 +77,23 @@ four: two
 fail:
 	@echo before; exit 2
 MK
+# The shim's children get LD_PRELOAD without the shim, the rest of it
+# kept; PIDSPAWN_PRELOAD_CHILDREN=1 keeps the shim (lib/preload.c).
+libc=$(awk '$6 ~ /\/libc\.so\.6$/ { print $6; exit }' /proc/$$/maps)
+child_preload() {	# LD_PRELOAD value [VAR=value...]: the child's LD_PRELOAD
+	pre=$1
+	shift
+	env "$@" LD_PRELOAD="$pre" "$here/preload-probe" /usr/bin/env |
+		sed -n 's/^LD_PRELOAD=/=/p'
+}
+test "$(child_preload "$shim")" = ""
+tap $? "the shim is not preloaded into the children it spawns"
+test "$(child_preload "$shim:$libc")" = "=$libc" &&
+	test "$(child_preload "$shim $libc")" = "=$libc"
+tap $? "the rest of LD_PRELOAD stays the children's"
+test "$(child_preload "$shim" PIDSPAWN_PRELOAD_CHILDREN=1)" = "=$shim"
+tap $? "PIDSPAWN_PRELOAD_CHILDREN=1 keeps the shim in the children"
+
 if [ -x /usr/bin/make ]; then
 	compare "make" 0 /usr/bin/make -f Makefile
 	compare "make -k, a failing recipe" 2 /usr/bin/make -k -f Makefile fail all
