@@ -101,7 +101,7 @@ char **shim_child_envp(char *const envp[])
 		len = strcspn(p, " :");
 		if (!len || is_shim(p, len, name))
 			continue;
-		if (out[-1] != '=')
+		if (out != v[at] + vlen)
 			*out++ = ':';
 		out = mempcpy(out, p, len);
 	}
