@@ -165,6 +165,7 @@ kernel-patches:
 	@kernel-patches/kernel.sh export-series
 
 # Every patch of the series builds on its own (slow: one build a patch).
+# SERIES_FROM=N starts at patch N.
 series-check: deps
 	@kernel-patches/kernel.sh each-patch
 

@@ -186,17 +186,32 @@ export_series() {
 # patch is known to build on its own, with checkpatch --strict on each; at
 # a patch that touches the selftests or the uapi, build the pidfd
 # selftests too.
+# SERIES_FROM=N starts at patch N (a run cut short, or a series changed
+# from patch N on): the tree before it is built first, unreported.
 each_patch() {
 	local wt=$cache/linux-each kb=$cache/kbuild/each n=0 commit subject log
+	local from=${SERIES_FROM:-1} base=pristine
 	patched_tree
 	configure
+	[ "$from" -ge 1 ] 2>/dev/null || die "SERIES_FROM=$from: a patch number"
+	[ "$from" = 1 ] || base=$(git -C "$tree" rev-list --reverse pristine..series |
+				  sed -n "$((from - 1))p")
+	[ -n "$base" ] || die "SERIES_FROM=$from: the series has no patch $((from - 1))"
 	rm -rf "$wt"
 	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$wt" pristine
+	git -C "$tree" worktree add -q --detach "$wt" "$base"
 	mkdir -p "$kb"
 	cp "$kbuild/.config" "$kb/.config"
+	if [ "$from" != 1 ]; then
+		say "building the series up to patch $((from - 1)) first"
+		make -s -C "$wt" O="$kb" olddefconfig >/dev/null &&
+			make -s -C "$wt" O="$kb" -j"$jobs" CC="ccache gcc" bzImage \
+				> "$kb/build-base.log" 2>&1 ||
+			{ tail -20 "$kb/build-base.log" >&2; die "patch $((from - 1)) does not build"; }
+	fi
 	for commit in $(git -C "$tree" rev-list --reverse pristine..series); do
 		n=$((n + 1))
+		[ "$n" -ge "$from" ] || continue
 		subject=$(git -C "$tree" log -1 --format=%s "$commit")
 		git -C "$wt" checkout -q --detach "$commit"
 		# As make check runs it; see selftests/host-checks.sh.

@@ -11,7 +11,10 @@ trap 'rm -rf "$data"' EXIT
 
 # One file per method and plot: x, p50. "small" is the parent with no
 # extra memory; its fd count is that of 10-fds' order, so not reused.
-awk -F, -v d="$data" 'NR > 1 && $3 == "static" {
+# Of several repetitions (the rep column), the first.
+awk -F, -v d="$data" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "rep") rep = i; next }
+rep && $rep != 1 { next }
+$3 == "static" {
 	x = $1 == "small" ? 0 : $1 == "256m" ? 256 : $1 == "1g" ? 1024 : -1
 	if (x >= 0)
 		print x, $5 > (d "/mem-" $2)
