@@ -238,15 +238,18 @@ static const char *set_exec(const struct spawn *s, int pidfd)
 /*
  * Whether a START from a template that failed with @err is tried again:
  * ESTALE (the path now leads to another file: the template is made again,
- * or the spawn goes by path), and for a PATH search any error on which
- * the search goes on (by path then: the child searches as glibc's would).
- * Only a spawn whose first child left nothing behind: the cache takes no
- * other; pidspawn_template_spawn() returns ESTALE for the others.
+ * or the spawn goes by path); EACCES (also the kernel's answer once our
+ * root directory changed since the template was made: by path then, as
+ * an execve() of that path could still succeed); and for a PATH search
+ * any error on which the search goes on (by path then: the child searches
+ * as glibc's would).  Only a spawn whose first child left nothing behind:
+ * the cache takes no other; pidspawn_template_spawn() returns ESTALE for
+ * the others.
  */
 static int start_again(const struct spawn *s, int err)
 {
-	return (err == ESTALE || (s->search && search_goes_on(err))) &&
-	       template_repeatable(s);
+	return (err == ESTALE || err == EACCES ||
+		(s->search && search_goes_on(err))) && template_repeatable(s);
 }
 
 static int spawn_native_blocked(struct spawn *s, const char **why,

@@ -12,11 +12,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "pidspawn.h"
@@ -499,10 +501,48 @@ static int t_cache_open_action(void)
 	return PASS;
 }
 
+/*
+ * After the caller's root changed (a chroot() into a bind mount of /: the
+ * same files under another root), the kernel refuses the template made
+ * before (EACCES at START): the spawn goes by path and succeeds, as
+ * glibc's would.
+ */
+static int t_root_changed(void)
+{
+	struct pidspawn_template *t;
+	pid_t pid;
+	int st;
+
+	if (pidspawn_backend() != PIDSPAWN_NATIVE || geteuid())
+		SKIP("needs the native backend and root");
+	CHECK_EQ(copy("/bin/true", tpath("rooted")), 0);
+	CHECK_EQ(mkdir(tpath("jail"), 0755), 0);
+	pid = fork();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount("/", tpath("jail"), NULL, MS_BIND | MS_REC, NULL))
+			_exit(3);
+		/* Made here, by this process, under the old root. */
+		t = pidspawn_template_create(tpath("rooted"), 0);
+		if (!t || run_tmpl(t, 0) != 0)
+			_exit(4);
+		if (chroot(tpath("jail")) || chdir("/"))
+			_exit(5);
+		_exit(run_tmpl(t, 0) == 0 && run_tmpl(t, 1) == 0 ? 0 : 6);
+	}
+	CHECK_EQ(waitpid(pid, &st, 0), pid);
+	CHECK(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 3)
+		SKIP("no mount namespace of its own");
+	CHECK_EQ(WEXITSTATUS(st), 0);
+	return PASS;
+}
+
 static const struct test tests[] = {
 	T(t_create_errors), T(t_spawn_many), T(t_spawn_errors), T(t_script),
 	T(t_replaced), T(t_raw), T(t_etxtbsy), T(t_fork), T(t_cache),
-	T(t_cache_open_action),
+	T(t_cache_open_action), T(t_root_changed),
 };
 
 int main(int argc, char **argv)
