@@ -123,15 +123,14 @@ static void put_link(const char *key, const char *path)
 }
 
 /*
- * /proc/self/status, less what counts memory, time or queued signals of
- * this very process (it differs between two forks as well).
+ * /proc/self/status, less what counts memory, context switches or queued
+ * signals of this very process (it differs between two forks as well).
  */
 static void put_status(void)
 {
 	static const char *const varies[] = {
 		"Vm", "Rss", "Hugetlb", "voluntary_ctxt_switches",
-		"nonvoluntary_ctxt_switches", "SigQ", "Threads", "Kthread",
-		"CoreDumping",
+		"nonvoluntary_ctxt_switches", "SigQ",
 	};
 	char line[1024];
 	FILE *f = fopen("/proc/self/status", "re");
