@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/keyctl.h>
 #include <linux/prctl.h>
 #include <sys/auxv.h>
 #include <sys/fsuid.h>
@@ -32,6 +31,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include "fidelity.h"
 
 #ifndef PR_GET_MDWE
 #define PR_GET_MDWE 66
@@ -354,35 +354,23 @@ static void put_auxv(void)
 
 static void put_keyrings(void)
 {
-	static const struct { int id; const char *name; } rings[] = {
-		{ KEY_SPEC_THREAD_KEYRING, "thread" },
-		{ KEY_SPEC_PROCESS_KEYRING, "process" },
-		{ KEY_SPEC_SESSION_KEYRING, "session" },
-		{ KEY_SPEC_USER_KEYRING, "user" },
-	};
-
-	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
+	for (size_t i = 0; i < FIDELITY_COUNT(fidelity_keyrings); i++) {
 		char key[32];
 
-		snprintf(key, sizeof(key), "keyring.%s", rings[i].name);
+		snprintf(key, sizeof(key), "keyring.%s", fidelity_keyrings[i].name);
 		errno = 0;
 		put_long(key, syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
-				      rings[i].id, 0));
+				      fidelity_keyrings[i].id, 0));
 	}
 }
 
 static void put_namespaces(void)
 {
-	static const char *const ns[] = {
-		"cgroup", "ipc", "mnt", "net", "pid", "pid_for_children",
-		"time", "time_for_children", "user", "uts",
-	};
-
-	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+	for (size_t i = 0; i < FIDELITY_COUNT(fidelity_namespaces); i++) {
 		char key[64], path[64];
 
-		snprintf(key, sizeof(key), "ns.%s", ns[i]);
-		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
+		snprintf(key, sizeof(key), "ns.%s", fidelity_namespaces[i]);
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", fidelity_namespaces[i]);
 		put_link(key, path);
 	}
 }

@@ -33,7 +33,6 @@
 #include <unistd.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
-#include <linux/keyctl.h>
 #include <linux/landlock.h>
 #include <linux/seccomp.h>
 #include <sys/personality.h>
@@ -43,6 +42,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include "fidelity.h"
 #include "pidspawn.h"
 
 #ifndef PR_SET_MDWE
@@ -676,34 +676,27 @@ static void rename_new_namespaces(char *text, size_t size)
 /* What names the runner's own identities: "rename FROM TO" lines. */
 static void report_identities(int ctl)
 {
-	static const char *const ns[] = {
-		"cgroup", "ipc", "mnt", "net", "pid", "pid_for_children",
-		"time", "time_for_children", "user", "uts",
-	};
-	static const struct { int id; const char *name; } rings[] = {
-		{ KEY_SPEC_THREAD_KEYRING, "thread" },
-		{ KEY_SPEC_PROCESS_KEYRING, "process" },
-		{ KEY_SPEC_SESSION_KEYRING, "session" },
-		{ KEY_SPEC_USER_KEYRING, "user" },
-	};
 	char buf[512], *p;
 	ssize_t n;
 	int fd;
 
 	dprintf(ctl, "rename %d RUNNER\n", getpid());
-	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+	for (size_t i = 0; i < FIDELITY_COUNT(fidelity_namespaces); i++) {
+		const char *ns = fidelity_namespaces[i];
 		char path[64];
 
-		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
 		n = readlink(path, buf, sizeof(buf) - 1);
 		if (n > 0)
-			dprintf(ctl, "rename %.*s RUNNER.ns.%s\n", (int)n, buf, ns[i]);
+			dprintf(ctl, "rename %.*s RUNNER.ns.%s\n", (int)n, buf, ns);
 	}
-	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
-		long id = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID, rings[i].id, 0);
+	for (size_t i = 0; i < FIDELITY_COUNT(fidelity_keyrings); i++) {
+		long id = syscall(SYS_keyctl, KEYCTL_GET_KEYRING_ID,
+				  fidelity_keyrings[i].id, 0);
 
 		if (id > 0)
-			dprintf(ctl, "rename %ld RUNNER.keyring.%s\n", id, rings[i].name);
+			dprintf(ctl, "rename %ld RUNNER.keyring.%s\n", id,
+				fidelity_keyrings[i].name);
 	}
 	/* The controlling terminal: field 7 of /proc/self/stat. */
 	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
@@ -755,8 +748,7 @@ static void run(const struct scenario *sc, const struct method *m,
 		close(out[1]);
 		pid = m->spawn(&pidfd);
 		if (pid < 0) {
-			dprintf(ctl[1], "%s %s\n", m->needs_kernel && pid == -ENOSYS ?
-				"skip" : "error", strerror(-pid));
+			dprintf(ctl[1], "error %s\n", strerror(-pid));
 			_exit(0);
 		}
 		if (pidfd >= 0) {
