@@ -10,17 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 shim=$here/../lib/libpidspawn-preload.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-n=0 failed=0
-
-tap() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-	else
-		echo "not ok $n $2"
-		failed=1
-	fi
-}
+. "$here/tap.sh"
 
 # compare NAME STATUS CMD...: CMD exits with STATUS and prints the same
 # without and with the shim, and the shim traced some spawns.
