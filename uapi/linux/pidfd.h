@@ -59,8 +59,9 @@ enum pidfd_config_cmd {
 
 /*
  * ACT_DUP2: @newfd becomes a copy of @fd, as dup2(@fd, @newfd) makes it.
- * ACT_GIVE_FD: the caller's @fd, taken when the command is given, becomes
- * the child's @newfd. @flags: PIDFD_FD_* for ACT_DUP2, 0 for ACT_GIVE_FD.
+ * ACT_GIVE_FD: the caller's @fd, taken when START creates the child,
+ * becomes the child's @newfd. @flags: PIDFD_FD_* for ACT_DUP2, 0 for
+ * ACT_GIVE_FD.
  */
 struct pidfd_fd_pair {
 	__s32 fd;

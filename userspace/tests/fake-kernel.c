@@ -143,11 +143,8 @@ static void drop(int fd)
 	table[fd] = NULL;
 	if (e->is_tmpl && --e->refs > 0)
 		return;
-	for (int i = 0; i < e->nacts; i++) {
+	for (int i = 0; i < e->nacts; i++)
 		free(e->acts[i].path);
-		if (e->acts[i].cmd == PIDFD_CONFIG_ACT_GIVE_FD)
-			real_close(e->acts[i].fd);
-	}
 	free(e->acts);
 	if (e->exec_fd >= 0)
 		real_close(e->exec_fd);
@@ -663,9 +660,11 @@ static long config(int fd, unsigned int cmd, const char *key,
 		free(a.path);
 		return fail(EINVAL);	/* as openat2() */
 	}
-	if (cmd == PIDFD_CONFIG_ACT_GIVE_FD &&
-	    (a.fd = fcntl(pair.fd, F_DUPFD_CLOEXEC, 3)) < 0)
+	/* The number is looked up at START; open now, or EBADF. */
+	if (cmd == PIDFD_CONFIG_ACT_GIVE_FD && fcntl(pair.fd, F_GETFD) < 0) {
+		free(a.path);
 		return -1;
+	}
 	e->acts = realloc(e->acts, (e->nacts + 1) * sizeof(*e->acts));
 	e->acts[e->nacts++] = a;
 	return 0;
