@@ -17,9 +17,9 @@ cp -a "$kbuild/kselftest_install" "$share/kselftest"
 make -s -C "$top/userspace" stage DEST="$share/userspace" || exit 1
 cp "$top/selftests/run-suites.sh" "$share/"
 
-# kselftest-list.txt names collection:program. Our own pidfd_config and
-# pidfd_template tests live in the pidfd collection but are counted as
-# suites of their own, so the stock suites stay comparable with and
+# kselftest-list.txt names collection:program. Our own pidfd_config,
+# pidfd_template and pidfd_sandbox tests live in the pidfd collection but
+# are counted as suites of their own, so the stock suites stay comparable with and
 # without the series.
 awk -F: '
 	$1 == "core" && $2 != "close_range_test" { next }
@@ -27,6 +27,7 @@ awk -F: '
 		suite = $1
 		if ($1 == "pidfd" && $2 ~ /^pidfd_config/) suite = "pidfd_config"
 		if ($1 == "pidfd" && $2 ~ /^pidfd_template/) suite = "pidfd_template"
+		if ($1 == "pidfd" && $2 ~ /^pidfd_sandbox/) suite = "pidfd_sandbox"
 		if ($1 == "core") suite = "close_range"
 		printf "%s kselftest/%s ./%s\n", suite, $1, $2
 	}' "$share/kselftest/kselftest-list.txt" > "$share/guest.suites"

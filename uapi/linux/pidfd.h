@@ -55,6 +55,10 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_ACT_TCSETPGRP	= 22,	/* aux: fd of the controlling tty */
 	PIDFD_CONFIG_MAKE_TEMPLATE	= 23,	/* returns a template fd */
 	PIDFD_CONFIG_NEW_EMPTY		= 24,	/* on a template; aux: PIDFD_NONBLOCK */
+	PIDFD_CONFIG_SET_RLIMIT		= 25,	/* value: struct rlimit64, aux: resource */
+	PIDFD_CONFIG_SET_UMASK		= 26,	/* aux: mode bits */
+	PIDFD_CONFIG_SET_PDEATHSIG	= 27,	/* aux: signal, 0 for none */
+	PIDFD_CONFIG_SET_NO_NEW_PRIVS	= 28,
 };
 
 /*

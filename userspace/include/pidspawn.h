@@ -35,6 +35,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -86,6 +87,12 @@ int pidspawn_resetids(int pidfd);
 int pidspawn_set_scheduler(int pidfd, int policy,
 			   const struct sched_param *param);
 int pidspawn_set_cgroup(int pidfd, int cgroupfd);
+
+/* What the child sets for itself before it runs its program. */
+int pidspawn_set_rlimit(int pidfd, int resource, const struct rlimit *rlim);
+int pidspawn_set_umask(int pidfd, mode_t mask);
+int pidspawn_set_pdeathsig(int pidfd, int sig);
+int pidspawn_set_no_new_privs(int pidfd);
 
 /*
  * Templates, raw: PIDFD_CONFIG_MAKE_TEMPLATE on a configured empty pidfd

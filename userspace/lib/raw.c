@@ -206,6 +206,33 @@ int pidspawn_set_cgroup(int pidfd, int cgroupfd)
 			       cgroupfd);
 }
 
+/* The C library's RLIM_INFINITY is the kernel's, as for prlimit(). */
+int pidspawn_set_rlimit(int pidfd, int resource, const struct rlimit *rlim)
+{
+	struct rlimit64 rl = { rlim->rlim_cur, rlim->rlim_max };
+
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_RLIMIT, NULL, &rl,
+			       resource);
+}
+
+int pidspawn_set_umask(int pidfd, mode_t mask)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_UMASK, NULL, NULL,
+			       mask & 0777);
+}
+
+int pidspawn_set_pdeathsig(int pidfd, int sig)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_PDEATHSIG, NULL, NULL,
+			       sig);
+}
+
+int pidspawn_set_no_new_privs(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_NO_NEW_PRIVS, NULL,
+			       NULL, 0);
+}
+
 
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {

@@ -108,7 +108,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_NEW_EMPTY
+#define LAST_CMD	PIDFD_CONFIG_SET_NO_NEW_PRIVS
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -122,7 +122,8 @@ static const char *const cmd_names[NCMDS] = {
 	"ACT_GIVE_FD", "ACT_CHDIR", "ACT_FCHDIR", "SET_SIGMASK",
 	"SET_SIGDEFAULT", "SETSID", "SETPGID", "RESETIDS", "SET_SCHEDULER",
 	"SET_CGROUP", "START", "SET_EXEC_SEARCH", "ACT_TCSETPGRP",
-	"MAKE_TEMPLATE", "NEW_EMPTY", "unknown",
+	"MAKE_TEMPLATE", "NEW_EMPTY", "SET_RLIMIT", "SET_UMASK", "SET_PDEATHSIG",
+	"SET_NO_NEW_PRIVS", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -555,6 +556,7 @@ struct args {
 		struct pidfd_fd_range range;
 		struct pidfd_open_action open;
 		struct sched_attr sched;
+		struct rlimit64 rlim;
 		unsigned char bytes[128];
 	};
 };
@@ -724,6 +726,25 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 			 flags[below(&t->rng, ARRAY_SIZE(flags))];
 		break;
 	}
+	case PIDFD_CONFIG_SET_RLIMIT: {
+		/* Small, the caller's, unlimited, or nonsense; soft above hard too. */
+		static const uint64_t vals[] = { 0, 1, 16, 1024, 1 << 20, 1ULL << 40,
+						 RLIM64_INFINITY, RLIM64_INFINITY - 1 };
+
+		a->rlim.rlim_cur = vals[below(&t->rng, ARRAY_SIZE(vals))];
+		a->rlim.rlim_max = one_in(&t->rng, 3) ? RLIM64_INFINITY :
+				   vals[below(&t->rng, ARRAY_SIZE(vals))];
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->rlim;
+		a->aux = one_in(&t->rng, 10) ? (int)rnd(&t->rng) :
+			 (int)below(&t->rng, RLIM_NLIMITS + 1);
+		break;
+	}
+	case PIDFD_CONFIG_SET_UMASK:
+		a->aux = one_in(&t->rng, 4) ? (int)rnd(&t->rng) : (int)below(&t->rng, 01000);
+		break;
+	case PIDFD_CONFIG_SET_PDEATHSIG:
+		a->aux = one_in(&t->rng, 4) ? (int)rnd(&t->rng) : (int)below(&t->rng, 70) - 1;
+		break;
 	}
 
 	/* Arguments a command does not take, or lacks one it needs. */
@@ -757,7 +778,9 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_SET_SCHEDULER] = 3, [PIDFD_CONFIG_SET_CGROUP] = 3,
 		[PIDFD_CONFIG_START] = 12, [PIDFD_CONFIG_SET_EXEC_SEARCH] = 3,
 		[PIDFD_CONFIG_ACT_TCSETPGRP] = 2, [PIDFD_CONFIG_MAKE_TEMPLATE] = 4,
-		[PIDFD_CONFIG_NEW_EMPTY] = 5, [LAST_CMD + 1] = 2,
+		[PIDFD_CONFIG_NEW_EMPTY] = 5, [PIDFD_CONFIG_SET_RLIMIT] = 4,
+		[PIDFD_CONFIG_SET_UMASK] = 2, [PIDFD_CONFIG_SET_PDEATHSIG] = 2,
+		[PIDFD_CONFIG_SET_NO_NEW_PRIVS] = 2, [LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;
 
