@@ -59,6 +59,8 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_SET_UMASK		= 26,	/* aux: mode bits */
 	PIDFD_CONFIG_SET_PDEATHSIG	= 27,	/* aux: signal, 0 for none */
 	PIDFD_CONFIG_SET_NO_NEW_PRIVS	= 28,
+	PIDFD_CONFIG_SET_SECCOMP_FILTER	= 29,	/* value: struct pidfd_seccomp_filter */
+	PIDFD_CONFIG_SET_LANDLOCK	= 30,	/* aux: Landlock ruleset fd */
 };
 
 /*
@@ -105,6 +107,21 @@ struct pidfd_open_action {
 };
 
 #define PIDFD_OPEN_ACTION_SIZE_VER0	32	/* sizeof first published struct */
+
+/*
+ * SET_SECCOMP_FILTER: the child installs the filter as
+ * seccomp(SECCOMP_SET_MODE_FILTER, @flags, &prog) would, prog being the
+ * struct sock_fprog of @len instructions at @filter. With
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER the command returns the listener.
+ */
+struct pidfd_seccomp_filter {
+	__aligned_u64 flags;	/* SECCOMP_FILTER_FLAG_* */
+	__aligned_u64 filter;	/* struct sock_filter * */
+	__u32 len;
+	__u32 __reserved;	/* must be 0 */
+};
+
+#define PIDFD_SECCOMP_FILTER_SIZE_VER0	24	/* sizeof first published struct */
 
 #define PIDFS_IOCTL_MAGIC 0xFF
 

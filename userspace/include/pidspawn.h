@@ -95,6 +95,17 @@ int pidspawn_set_pdeathsig(int pidfd, int sig);
 int pidspawn_set_no_new_privs(int pidfd);
 
 /*
+ * The child's sandbox: a Landlock ruleset (a descriptor from
+ * landlock_create_ruleset()), then a classic BPF seccomp filter, installed
+ * as seccomp(SECCOMP_SET_MODE_FILTER, flags, prog) would; with
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER it returns the listener.
+ */
+struct sock_fprog;
+int pidspawn_set_landlock(int pidfd, int rulesetfd);
+int pidspawn_set_seccomp_filter(int pidfd, unsigned int flags,
+				const struct sock_fprog *prog);
+
+/*
  * Templates, raw: PIDFD_CONFIG_MAKE_TEMPLATE on a configured empty pidfd
  * (flags: 0) returns a template fd, close-on-exec;
  * PIDFD_CONFIG_NEW_EMPTY on a template fd (flags: 0 or PIDFD_NONBLOCK)

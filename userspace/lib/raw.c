@@ -7,12 +7,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/filter.h>
 #include <linux/pidfd.h>
 #include <linux/sched.h>
 #include <linux/sched/types.h>
@@ -233,6 +235,25 @@ int pidspawn_set_no_new_privs(int pidfd)
 			       NULL, 0);
 }
 
+/* Returns 0, or the listener with SECCOMP_FILTER_FLAG_NEW_LISTENER. */
+int pidspawn_set_seccomp_filter(int pidfd, unsigned int flags,
+				const struct sock_fprog *prog)
+{
+	struct pidfd_seccomp_filter f = {
+		.flags = flags,
+		.filter = (uintptr_t)prog->filter,
+		.len = prog->len,
+	};
+
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SECCOMP_FILTER, NULL, &f,
+			       sizeof(f));
+}
+
+int pidspawn_set_landlock(int pidfd, int rulesetfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_LANDLOCK, NULL, NULL,
+			       rulesetfd);
+}
 
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {

@@ -61,12 +61,18 @@ static char probe[PATH_MAX], dir[PATH_MAX];
 
 /*
  * The launch scenario: what each way sets in the child alone before its
- * program, where a forked child calls setrlimit(), umask() and prctl()
- * and the builder takes SET_RLIMIT, SET_UMASK, SET_PDEATHSIG and
- * SET_NO_NEW_PRIVS.  posix_spawn() has no attribute for any of them.
+ * program, where a forked child calls setrlimit(), umask(), prctl(),
+ * landlock_restrict_self() and seccomp() and the builder takes SET_RLIMIT,
+ * SET_UMASK, SET_PDEATHSIG, SET_NO_NEW_PRIVS, SET_LANDLOCK and
+ * SET_SECCOMP_FILTER.  posix_spawn() has no attribute for any of them.
  */
 static bool launch;
+static int launch_ruleset = -1;
 static const struct rlimit launch_nofile = { 100, 200 }, launch_core = { 0, 0 };
+static struct sock_filter allow_all[] = {
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+static const struct sock_fprog allow_all_prog = { .len = 1, .filter = allow_all };
 
 static void launch_in_child(void)
 {
@@ -75,11 +81,14 @@ static void launch_in_child(void)
 	if (prctl(PR_SET_PDEATHSIG, SIGUSR2) ||
 	    setrlimit(RLIMIT_NOFILE, &launch_nofile) ||
 	    setrlimit(RLIMIT_CORE, &launch_core) ||
-	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    syscall(SYS_landlock_restrict_self, launch_ruleset, 0) ||
+	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &allow_all_prog))
 		_exit(126);
 	umask(037);
 }
 
+/* All but the filter, which a template does not take. */
 static int launch_commands(int pidfd)
 {
 	if (!launch)
@@ -87,7 +96,15 @@ static int launch_commands(int pidfd)
 	if (pidspawn_set_pdeathsig(pidfd, SIGUSR2) ||
 	    pidspawn_set_rlimit(pidfd, RLIMIT_NOFILE, &launch_nofile) ||
 	    pidspawn_set_rlimit(pidfd, RLIMIT_CORE, &launch_core) ||
-	    pidspawn_set_no_new_privs(pidfd) || pidspawn_set_umask(pidfd, 037))
+	    pidspawn_set_no_new_privs(pidfd) || pidspawn_set_umask(pidfd, 037) ||
+	    pidspawn_set_landlock(pidfd, launch_ruleset))
+		return -errno;
+	return 0;
+}
+
+static int launch_filter(int pidfd)
+{
+	if (launch && pidspawn_set_seccomp_filter(pidfd, 0, &allow_all_prog))
 		return -errno;
 	return 0;
 }
@@ -194,6 +211,8 @@ static pid_t by_builder(int *out, int (*set_exec)(int pidfd))
 	if (pidfd < 0)
 		return -errno;
 	err = configure(pidfd, set_exec);
+	if (!err)
+		err = launch_filter(pidfd);
 	if (err) {
 		close(pidfd);
 		return err;
@@ -227,7 +246,14 @@ static pid_t by_template(int *out)
 	pidfd = pidspawn_template_new(tfd, 0);
 	err = -errno;
 	close(tfd);
-	return pidfd < 0 ? err : start(pidfd, out);
+	if (pidfd < 0)
+		return err;
+	err = launch_filter(pidfd);
+	if (err) {
+		close(pidfd);
+		return err;
+	}
+	return start(pidfd, out);
 }
 
 static pid_t by_library_template(int *out)
@@ -478,8 +504,11 @@ static int setup_seccomp(void)
 	return 0;
 }
 
-/* A Landlock domain that denies reading one file and allows the rest. */
-static int setup_landlock(void)
+/*
+ * A Landlock ruleset that denies reading one file and allows the rest:
+ * its descriptor, or -1 with errno.
+ */
+static int read_ruleset(void)
 {
 	struct landlock_ruleset_attr attr = {
 		.handled_access_fs = LANDLOCK_ACCESS_FS_READ_FILE,
@@ -496,12 +525,13 @@ static int setup_landlock(void)
 	snprintf(denied, sizeof(denied), "%s/denied", dir);
 	fd = open(denied, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
-		return fail("create the denied file");
+		return -1;
 	close(fd);
+	if (setenv("FIDELITY_DENIED", denied, 1))
+		return -1;
 	ruleset = syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (ruleset < 0) {
-		return cannot("landlock_create_ruleset");
-	}
+	if (ruleset < 0)
+		return -1;
 	for (size_t i = 0; i < sizeof(readable) / sizeof(readable[0]); i++) {
 		struct landlock_path_beneath_attr rule = {
 			.allowed_access = LANDLOCK_ACCESS_FS_READ_FILE,
@@ -510,16 +540,30 @@ static int setup_landlock(void)
 
 		if (rule.parent_fd < 0)
 			continue;
-		if (syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
-			    &rule, 0))
-			return fail("landlock_add_rule");
+		fd = syscall(SYS_landlock_add_rule, ruleset, LANDLOCK_RULE_PATH_BENEATH,
+			     &rule, 0);
 		close(rule.parent_fd);
+		if (fd) {
+			close(ruleset);
+			return -1;
+		}
 	}
+	return ruleset;
+}
+
+/* The runner's own Landlock domain, which every way's child inherits. */
+static int setup_landlock(void)
+{
+	int ruleset = read_ruleset();
+
+	if (ruleset < 0)
+		return errno == ENOSYS || errno == EOPNOTSUPP ?
+			cannot("landlock_create_ruleset") : fail("the Landlock ruleset");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 	    syscall(SYS_landlock_restrict_self, ruleset, 0))
 		return fail("landlock_restrict_self");
 	close(ruleset);
-	return setenv("FIDELITY_DENIED", denied, 1);
+	return 0;
 }
 
 /* Every namespace but the user one (CAP_SYS_ADMIN). */
@@ -599,6 +643,10 @@ static int setup_reset_on_fork(void)
 /* Nothing of the runner's own: each way sets them in the child. */
 static int setup_launch(void)
 {
+	launch_ruleset = read_ruleset();
+	if (launch_ruleset < 0)
+		return errno == ENOSYS || errno == EOPNOTSUPP ?
+			cannot("landlock_create_ruleset") : fail("the Landlock ruleset");
 	launch = true;
 	return 0;
 }
@@ -635,7 +683,8 @@ static const struct scenario {
 	{ "realtime", setup_realtime, { "sched.policy 1", "stat.rt_priority 7" } },
 	{ "reset-on-fork", setup_reset_on_fork, { "sched.policy 0", "sched.nice 0" } },
 	{ "launch", setup_launch, { "rlimit.7 100 200", "rlimit.4 0 0", "umask 0037",
-		"prctl.pdeathsig 12", "prctl.no_new_privs 1" } },
+		"prctl.pdeathsig 12", "prctl.no_new_privs 1", "landlock.denied EACCES",
+		"status.Seccomp 2", "status.Seccomp_filters 1" } },
 };
 
 /* ---- Running one method in one scenario. ---- */

@@ -57,6 +57,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,10 +80,13 @@
  * with glibc's <fcntl.h>; glibc's O_* values are the kernel's.
  */
 #define _LINUX_FCNTL_H
+#include <linux/filter.h>
+#include <linux/landlock.h>
 #include <linux/openat2.h>
 #include <linux/pidfd.h>
 #include <linux/sched.h>
 #include <linux/sched/types.h>
+#include <linux/seccomp.h>
 
 #ifndef __NR_pidfd_config
 #define __NR_pidfd_config 500
@@ -108,7 +112,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_SET_NO_NEW_PRIVS
+#define LAST_CMD	PIDFD_CONFIG_SET_LANDLOCK
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -123,7 +127,7 @@ static const char *const cmd_names[NCMDS] = {
 	"SET_SIGDEFAULT", "SETSID", "SETPGID", "RESETIDS", "SET_SCHEDULER",
 	"SET_CGROUP", "START", "SET_EXEC_SEARCH", "ACT_TCSETPGRP",
 	"MAKE_TEMPLATE", "NEW_EMPTY", "SET_RLIMIT", "SET_UMASK", "SET_PDEATHSIG",
-	"SET_NO_NEW_PRIVS", "unknown",
+	"SET_NO_NEW_PRIVS", "SET_SECCOMP_FILTER", "SET_LANDLOCK", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -170,6 +174,7 @@ static struct {
 	unsigned long starts_begun;
 	int starts_running;
 	int devnull, workfd, bindir, truefd, scriptfd, memfd, epfd;
+	int ruleset;		/* a Landlock ruleset, or /dev/null without Landlock */
 	char **paths, **write_paths, **exec_paths;
 	int npaths, nwrite_paths, nexec_paths;
 	char *big;		/* BIG - 1 bytes of 'a' and a NUL */
@@ -557,6 +562,7 @@ struct args {
 		struct pidfd_open_action open;
 		struct sched_attr sched;
 		struct rlimit64 rlim;
+		struct pidfd_seccomp_filter seccomp;
 		unsigned char bytes[128];
 	};
 };
@@ -745,6 +751,55 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 	case PIDFD_CONFIG_SET_PDEATHSIG:
 		a->aux = one_in(&t->rng, 4) ? (int)rnd(&t->rng) : (int)below(&t->rng, 70) - 1;
 		break;
+	case PIDFD_CONFIG_SET_SECCOMP_FILTER: {
+		/*
+		 * Allow all, deny uname() or execve(), kill on execve(), or
+		 * notify on acct(), which no child calls: nobody answers.
+		 */
+		static struct sock_filter progs[][4] = {
+			{ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) },
+			{ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_uname, 0, 1),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) },
+			{ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 0, 1),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EXDEV),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) },
+			{ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_execve, 0, 1),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) },
+			{ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			  BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_acct, 0, 1),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+			  BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW) },
+		};
+		static const uint64_t flags[] = { 0, 0, SECCOMP_FILTER_FLAG_LOG,
+			SECCOMP_FILTER_FLAG_NEW_LISTENER, SECCOMP_FILTER_FLAG_TSYNC,
+			SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+			SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, 1ULL << 40 };
+		unsigned int p = below(&t->rng, ARRAY_SIZE(progs));
+
+		a->seccomp.filter = (uintptr_t)progs[p];
+		a->seccomp.len = p ? 4 : 1;
+		if (one_in(&t->rng, 10))
+			a->seccomp.len = one_in(&t->rng, 2) ? 0 : 4097;
+		if (one_in(&t->rng, 10))
+			a->seccomp.filter = (uintptr_t)bad_ptr(t, false);
+		a->seccomp.flags = one_in(&t->rng, 10) ? rnd(&t->rng) :
+				   flags[below(&t->rng, ARRAY_SIZE(flags))];
+		a->seccomp.__reserved = one_in(&t->rng, 20);
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->seccomp;
+		a->aux = gen_size(t, a, sizeof(a->seccomp));
+		break;
+	}
+	case PIDFD_CONFIG_SET_LANDLOCK:
+		a->aux = one_in(&t->rng, 2) ? W.ruleset : our_fd(t);
+		break;
 	}
 
 	/* Arguments a command does not take, or lacks one it needs. */
@@ -780,7 +835,8 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_ACT_TCSETPGRP] = 2, [PIDFD_CONFIG_MAKE_TEMPLATE] = 4,
 		[PIDFD_CONFIG_NEW_EMPTY] = 5, [PIDFD_CONFIG_SET_RLIMIT] = 4,
 		[PIDFD_CONFIG_SET_UMASK] = 2, [PIDFD_CONFIG_SET_PDEATHSIG] = 2,
-		[PIDFD_CONFIG_SET_NO_NEW_PRIVS] = 2, [LAST_CMD + 1] = 2,
+		[PIDFD_CONFIG_SET_NO_NEW_PRIVS] = 2, [PIDFD_CONFIG_SET_SECCOMP_FILTER] = 3,
+		[PIDFD_CONFIG_SET_LANDLOCK] = 2, [LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;
 
@@ -836,6 +892,9 @@ static void config_random(struct thr *t, int fd)
 		if (ret > 0 && (cmd == PIDFD_CONFIG_MAKE_TEMPLATE ||
 				cmd == PIDFD_CONFIG_NEW_EMPTY))
 			keep(t, W.slots, NSLOTS, ret);
+		/* A seccomp listener: unanswered notifications fail with ENOSYS. */
+		else if (ret > 0 && cmd == PIDFD_CONFIG_SET_SECCOMP_FILTER)
+			close(ret);
 	}
 	if (one_in(&t->rng, 4))
 		drain(t, fd);
@@ -1696,6 +1755,20 @@ static void *map(size_t len, int prot)
 	return p;
 }
 
+/*
+ * A Landlock ruleset that handles writing files and allows it nowhere: the
+ * fuzzed children may run /bin/true under it. /dev/null without Landlock.
+ */
+static int fuzz_ruleset(void)
+{
+	struct landlock_ruleset_attr attr = {
+		.handled_access_fs = LANDLOCK_ACCESS_FS_WRITE_FILE,
+	};
+	int fd = syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr), 0);
+
+	return fd >= 0 ? fd : open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
 static void worker_setup(void)
 {
 	static const char script[] = "#!/bin/sh\nexit 0\n";
@@ -1706,6 +1779,7 @@ static void worker_setup(void)
 	W.workfd = open(work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	W.bindir = open("/bin", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	W.truefd = open("/bin/true", O_PATH | O_CLOEXEC);
+	W.ruleset = fuzz_ruleset();
 	W.scriptfd = open(xasprintf("%s/ok.sh", work), O_RDONLY | O_CLOEXEC);
 	W.memfd = memfd_create("pidfd-fuzz", MFD_CLOEXEC);
 	W.epfd = epoll_create1(EPOLL_CLOEXEC);
