@@ -61,6 +61,9 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_SET_NO_NEW_PRIVS	= 28,
 	PIDFD_CONFIG_SET_SECCOMP_FILTER	= 29,	/* value: struct pidfd_seccomp_filter */
 	PIDFD_CONFIG_SET_LANDLOCK	= 30,	/* aux: Landlock ruleset fd */
+	PIDFD_CONFIG_SET_PERSONALITY	= 31,	/* aux: personality */
+	PIDFD_CONFIG_SET_OOM_SCORE_ADJ	= 32,	/* aux: -1000 to 1000 */
+	PIDFD_CONFIG_SET_CPU_AFFINITY	= 33,	/* value: CPU mask, aux: its size */
 };
 
 /*

@@ -95,6 +95,15 @@ int pidspawn_set_pdeathsig(int pidfd, int sig);
 int pidspawn_set_no_new_privs(int pidfd);
 
 /*
+ * Set by the child as personality(), a write to /proc/self/oom_score_adj
+ * and sched_setaffinity() would set them; the mask is a cpu_set_t of
+ * size bytes (CPU_ALLOC_SIZE() for a dynamic one).
+ */
+int pidspawn_set_personality(int pidfd, unsigned long persona);
+int pidspawn_set_oom_score_adj(int pidfd, int adj);
+int pidspawn_set_cpu_affinity(int pidfd, size_t size, const void *mask);
+
+/*
  * The child's sandbox: a Landlock ruleset (a descriptor from
  * landlock_create_ruleset()), then a classic BPF seccomp filter, installed
  * as seccomp(SECCOMP_SET_MODE_FILTER, flags, prog) would; with

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -247,6 +248,28 @@ int pidspawn_set_seccomp_filter(int pidfd, unsigned int flags,
 
 	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SECCOMP_FILTER, NULL, &f,
 			       sizeof(f));
+}
+
+int pidspawn_set_personality(int pidfd, unsigned long persona)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_PERSONALITY, NULL, NULL,
+			       (int)persona);
+}
+
+int pidspawn_set_oom_score_adj(int pidfd, int adj)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_OOM_SCORE_ADJ, NULL, NULL,
+			       adj);
+}
+
+int pidspawn_set_cpu_affinity(int pidfd, size_t size, const void *mask)
+{
+	if (size > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_CPU_AFFINITY, NULL, mask,
+			       (int)size);
 }
 
 int pidspawn_set_landlock(int pidfd, int rulesetfd)

@@ -61,8 +61,10 @@ static char probe[PATH_MAX], dir[PATH_MAX];
 
 /*
  * The launch scenario: what each way sets in the child alone before its
- * program, where a forked child calls setrlimit(), umask(), prctl(),
- * landlock_restrict_self() and seccomp() and the builder takes SET_RLIMIT,
+ * program, where a forked child writes /proc/self/oom_score_adj and calls
+ * sched_setaffinity(), personality(), setrlimit(), umask(), prctl(),
+ * landlock_restrict_self() and seccomp(), and the builder takes
+ * SET_OOM_SCORE_ADJ, SET_CPU_AFFINITY, SET_PERSONALITY, SET_RLIMIT,
  * SET_UMASK, SET_PDEATHSIG, SET_NO_NEW_PRIVS, SET_LANDLOCK and
  * SET_SECCOMP_FILTER.  posix_spawn() has no attribute for any of them.
  */
@@ -76,8 +78,19 @@ static const struct sock_fprog allow_all_prog = { .len = 1, .filter = allow_all 
 
 static void launch_in_child(void)
 {
+	cpu_set_t cpu0;
+	int fd;
+
 	if (!launch)
 		return;
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "567", 3) != 3 ||
+	    sched_setaffinity(0, sizeof(cpu0), &cpu0) ||
+	    personality(ADDR_NO_RANDOMIZE) < 0)
+		_exit(126);
+	close(fd);
 	if (prctl(PR_SET_PDEATHSIG, SIGUSR2) ||
 	    setrlimit(RLIMIT_NOFILE, &launch_nofile) ||
 	    setrlimit(RLIMIT_CORE, &launch_core) ||
@@ -91,9 +104,16 @@ static void launch_in_child(void)
 /* All but the filter, which a template does not take. */
 static int launch_commands(int pidfd)
 {
+	cpu_set_t cpu0;
+
 	if (!launch)
 		return 0;
-	if (pidspawn_set_pdeathsig(pidfd, SIGUSR2) ||
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (pidspawn_set_oom_score_adj(pidfd, 567) ||
+	    pidspawn_set_cpu_affinity(pidfd, sizeof(cpu0), &cpu0) ||
+	    pidspawn_set_personality(pidfd, ADDR_NO_RANDOMIZE) ||
+	    pidspawn_set_pdeathsig(pidfd, SIGUSR2) ||
 	    pidspawn_set_rlimit(pidfd, RLIMIT_NOFILE, &launch_nofile) ||
 	    pidspawn_set_rlimit(pidfd, RLIMIT_CORE, &launch_core) ||
 	    pidspawn_set_no_new_privs(pidfd) || pidspawn_set_umask(pidfd, 037) ||
@@ -654,7 +674,7 @@ static int setup_launch(void)
 static const struct scenario {
 	const char *name;
 	int (*setup)(void);
-	const char *expect[8];
+	const char *expect[12];
 } scenarios[] = {
 	{ "defaults", setup_defaults, { "stat.exit_signal 17",
 		"ns.pid RUNNER.ns.pid", "keyring.session RUNNER.keyring.session" } },
@@ -684,7 +704,8 @@ static const struct scenario {
 	{ "reset-on-fork", setup_reset_on_fork, { "sched.policy 0", "sched.nice 0" } },
 	{ "launch", setup_launch, { "rlimit.7 100 200", "rlimit.4 0 0", "umask 0037",
 		"prctl.pdeathsig 12", "prctl.no_new_privs 1", "landlock.denied EACCES",
-		"status.Seccomp 2", "status.Seccomp_filters 1" } },
+		"status.Seccomp 2", "status.Seccomp_filters 1", "oom_score_adj 567",
+		"sched.affinity 0", "personality 262144" } },
 };
 
 /* ---- Running one method in one scenario. ---- */

@@ -112,7 +112,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_SET_LANDLOCK
+#define LAST_CMD	PIDFD_CONFIG_SET_CPU_AFFINITY
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -127,7 +127,8 @@ static const char *const cmd_names[NCMDS] = {
 	"SET_SIGDEFAULT", "SETSID", "SETPGID", "RESETIDS", "SET_SCHEDULER",
 	"SET_CGROUP", "START", "SET_EXEC_SEARCH", "ACT_TCSETPGRP",
 	"MAKE_TEMPLATE", "NEW_EMPTY", "SET_RLIMIT", "SET_UMASK", "SET_PDEATHSIG",
-	"SET_NO_NEW_PRIVS", "SET_SECCOMP_FILTER", "SET_LANDLOCK", "unknown",
+	"SET_NO_NEW_PRIVS", "SET_SECCOMP_FILTER", "SET_LANDLOCK",
+	"SET_PERSONALITY", "SET_OOM_SCORE_ADJ", "SET_CPU_AFFINITY", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -800,6 +801,26 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 	case PIDFD_CONFIG_SET_LANDLOCK:
 		a->aux = one_in(&t->rng, 2) ? W.ruleset : our_fd(t);
 		break;
+	case PIDFD_CONFIG_SET_PERSONALITY: {
+		/* Linux, no randomisation, READ_IMPLIES_EXEC, a query, nonsense. */
+		static const int persona[] = { 0, 0x0040000, 0x0400000, -1 };
+
+		a->aux = one_in(&t->rng, 4) ? (int)rnd(&t->rng) :
+			 persona[below(&t->rng, ARRAY_SIZE(persona))];
+		break;
+	}
+	case PIDFD_CONFIG_SET_OOM_SCORE_ADJ:
+		a->aux = one_in(&t->rng, 4) ? (int)rnd(&t->rng) :
+			 (int)below(&t->rng, 2003) - 1001;
+		break;
+	case PIDFD_CONFIG_SET_CPU_AFFINITY:
+		/* CPU 0, all, none, or random; a size up to a page and more. */
+		a->set = one_in(&t->rng, 2) ? 1 : one_in(&t->rng, 2) ? ~0ULL :
+			 one_in(&t->rng, 2) ? 0 : rnd(&t->rng);
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->set;
+		a->aux = one_in(&t->rng, 6) ? (int)below(&t->rng, 8) :
+			 one_in(&t->rng, 6) ? (int)rnd(&t->rng) : (int)sizeof(a->set);
+		break;
 	}
 
 	/* Arguments a command does not take, or lacks one it needs. */
@@ -836,7 +857,9 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_NEW_EMPTY] = 5, [PIDFD_CONFIG_SET_RLIMIT] = 4,
 		[PIDFD_CONFIG_SET_UMASK] = 2, [PIDFD_CONFIG_SET_PDEATHSIG] = 2,
 		[PIDFD_CONFIG_SET_NO_NEW_PRIVS] = 2, [PIDFD_CONFIG_SET_SECCOMP_FILTER] = 3,
-		[PIDFD_CONFIG_SET_LANDLOCK] = 2, [LAST_CMD + 1] = 2,
+		[PIDFD_CONFIG_SET_LANDLOCK] = 2, [PIDFD_CONFIG_SET_PERSONALITY] = 2,
+		[PIDFD_CONFIG_SET_OOM_SCORE_ADJ] = 2, [PIDFD_CONFIG_SET_CPU_AFFINITY] = 2,
+		[LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;
 
