@@ -1899,6 +1899,7 @@ static void worker_close_all(void)
 	close(W.workfd);
 	close(W.bindir);
 	close(W.truefd);
+	close(W.ruleset);
 	close(W.scriptfd);
 	close(W.memfd);
 	close(W.epfd);
