@@ -26,7 +26,7 @@ PIDSPAWN_TEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),3600,900)
 export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
-.PHONY: all deps kernel image userspace run shell bench fuzz stress soak check check-debug \
+.PHONY: all deps kernel image userspace run sandbox-demo shell bench fuzz stress soak check check-debug \
 	kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
@@ -55,7 +55,11 @@ define guest-job
 endef
 
 run: kernel image userspace
-	$(call guest-job,run,'./demo/pidspawn-demo')
+	$(call guest-job,run,'./demo/pidspawn-demo' './demo/pidspawn-sandbox-demo')
+
+# The second half of make run alone: a tool in a sandbox set up by the builder.
+sandbox-demo: kernel image userspace
+	$(call guest-job,sandbox-demo,'./demo/pidspawn-sandbox-demo')
 
 # BENCH_ARGS: -n spawns per method, -r repetitions, -s scenarios, -m
 # methods, -c children (comma lists; see userspace/demo/pidspawn-bench.c).

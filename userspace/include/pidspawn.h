@@ -115,6 +115,19 @@ int pidspawn_set_seccomp_filter(int pidfd, unsigned int flags,
 				const struct sock_fprog *prog);
 
 /*
+ * The common sandbox of a tool, on a builder: no_new_privs; the file
+ * system read-only but beneath writable_dir (NULL: nowhere), by Landlock
+ * (ENOTSUP where Landlock is off: it never runs the tool unconfined); the
+ * ndeny system calls of deny failing with EPERM, by a seccomp filter that
+ * also kills calls of other ABIs; with PIDSPAWN_SANDBOX_NO_NETWORK no
+ * socket but AF_UNIX (EAFNOSUPPORT) and no io_uring (ENOSYS).  Resource
+ * limits are pidspawn_set_rlimit()'s.
+ */
+#define PIDSPAWN_SANDBOX_NO_NETWORK	(1U << 0)
+int pidspawn_sandbox(int pidfd, const char *writable_dir, const long *deny,
+		     size_t ndeny, unsigned int flags);
+
+/*
  * Templates, raw: PIDFD_CONFIG_MAKE_TEMPLATE on a configured empty pidfd
  * (flags: 0) returns a template fd, close-on-exec;
  * PIDFD_CONFIG_NEW_EMPTY on a template fd (flags: 0 or PIDFD_NONBLOCK)
