@@ -26,7 +26,7 @@ PIDSPAWN_TEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),3600,900)
 export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
-.PHONY: all deps kernel image userspace run sandbox-demo shell bench fuzz stress soak check check-debug \
+.PHONY: all deps kernel image userspace run sandbox-demo sandbox-bench shell bench fuzz stress soak check check-debug \
 	kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
@@ -115,6 +115,22 @@ bench: kernel image userspace
 	@[ ! -f $(BENCH_OUT)/results.prev.csv ] || { echo "bench: this run against the one before:"; \
 		for c in vs_vfork trimmed_vs_vfork; do userspace/demo/bench-compare.sh -c $$c \
 		$(BENCH_OUT)/results.prev.csv $(BENCH_OUT)/results.csv | tail -1; done; }
+
+# make sandbox-bench: the same sandbox (write access beneath one directory,
+# no network, no_new_privs, a seccomp deny-list, RLIMIT_NOFILE) by fork and
+# system calls in the child, by bubblewrap, by the builder and by
+# pidspawn_sandbox(), side by side in one guest run
+# (userspace/demo/sandbox-bench.c), then the lines of caller code each
+# needs. BENCH_CLOCK as for make bench; SANDBOX_BENCH_ARGS: -n spawns a
+# round, -r rounds.
+SANDBOX_BENCH_ARGS ?= -n 100 -r 7
+sandbox-bench: kernel image userspace
+	$(call guest-job,sandbox-bench,'cp -a . /tmp/pidspawn && cd /tmp/pidspawn' \
+		'cp demo/exit0 /var/tmp/ && mkdir -p /tmp/sandbox-work' \
+		'./demo/sandbox-bench -k $(BENCH_CLOCK) $(SANDBOX_BENCH_ARGS) /var/tmp/exit0 /tmp/sandbox-work',$(BENCH_GUEST_OPTS))
+	@echo "sandbox-bench: lines of caller code (not blank, not comment) in userspace/demo/sandbox-bench.c:"
+	@awk '/caller code: /{ w = $$4; n = 0; next } /end of caller code/{ print "  " w, n; w = ""; next } \
+		w != "" && !/^[[:space:]]*$$/ && !/^[[:space:]]*(\/\*|\*)/ { n++ }' userspace/demo/sandbox-bench.c
 
 # The fuzzer for FUZZ_SECONDS (FUZZ_SEED reruns a seed it printed), on the
 # debug kernel unless KCONFIG is given: its KASAN, lockdep and kmemleak
