@@ -19,7 +19,8 @@
  *             ruleset and the filter again at every spawn.
  *
  * The child is a static program that exits at once.  Ways take turns in
- * rounds; a way's cost is its spawn->exit->reap time per spawn (under
+ * rounds, each round starting with the next way, with a pause between
+ * ways outside the timing; a way's cost is its spawn->exit->reap time per spawn (under
  * make sandbox-bench BENCH_CLOCK=icount: instructions), the median of
  * its rounds.  The caller code each way needs is between the markers
  * "caller code: <way>" and "end of caller code" (counted by the Makefile);
@@ -265,12 +266,20 @@ int main(int argc, char **argv)
 		if (!usable[w])
 			printf("# %s: does not work here, left out\n", ways[w].name);
 	}
+	/*
+	 * Each round starts with the next way; between ways the machine
+	 * idles a moment, outside the timing, so that work one way defers
+	 * (bwrap's network namespaces are torn down by a kworker) is not
+	 * counted against the next.
+	 */
 	for (int r = 0; r < rounds; r++)
-		for (w = 0; w < NWAYS; w++) {
+		for (unsigned int k = 0; k < NWAYS; k++) {
 			long long start;
 
+			w = (r + k) % NWAYS;
 			if (!usable[w])
 				continue;
+			usleep(200000);
 			start = now_ns();
 			for (int i = 0; i < n; i++)
 				if (reap(ways[w].spawn()))
