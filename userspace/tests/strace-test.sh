@@ -22,12 +22,14 @@ children() {
 }
 
 # check LOG NAME: the children that executed: each shows execve() = 0 and
-# an exit; prints their execve lines as comments.
+# an exit; prints their execve lines as comments. strace pads a short
+# call's result to a column ("execve(...)     = 0") unless another
+# process' line split it ("<... execve resumed>) = 0").
 check_execs() {
 	log=$1 name=$2 execs=0
 	for pid in $(children "$log"); do
 		# One line, or split by another process' line between.
-		grep -E "^$pid +(execve(at)?\(.*\)|<\.\.\. execve(at)? resumed>.*) = 0$" \
+		grep -E "^$pid +(execve(at)?\(.*\)|<\.\.\. execve(at)? resumed>.*) += 0$" \
 			"$log" > /dev/null || continue
 		grep -E "^$pid +(execve(at)?\(|<\.\.\. execve(at)? resumed>)" "$log" |
 			sed 's/^/# /'
