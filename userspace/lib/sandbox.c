@@ -46,6 +46,25 @@ static unsigned long long write_access(int abi)
 	return access;
 }
 
+/*
+ * The kernel's Landlock ABI version, asked once: it cannot change while
+ * the process runs, and the helper may run at every spawn.
+ */
+static int landlock_abi(void)
+{
+	static int abi;
+	int v = __atomic_load_n(&abi, __ATOMIC_RELAXED);
+
+	if (!v) {
+		v = syscall(SYS_landlock_create_ruleset, NULL, 0,
+			    LANDLOCK_CREATE_RULESET_VERSION);
+		if (v < 1)
+			v = -1;
+		__atomic_store_n(&abi, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
 /* A ruleset that allows writing beneath @dir alone, or -1 with errno. */
 static int write_ruleset(const char *dir)
 {
@@ -53,8 +72,7 @@ static int write_ruleset(const char *dir)
 	struct landlock_path_beneath_attr beneath = {};
 	int abi, ruleset, saved;
 
-	abi = syscall(SYS_landlock_create_ruleset, NULL, 0,
-		      LANDLOCK_CREATE_RULESET_VERSION);
+	abi = landlock_abi();
 	if (abi < 1) {
 		/* Disabled or absent: refuse rather than run unconfined. */
 		errno = ENOTSUP;

@@ -511,15 +511,10 @@ static int setup_pgrp(void)
 /* no_new_privs and two filters that allow everything. */
 static int setup_seccomp(void)
 {
-	struct sock_filter allow[] = {
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = 1, .filter = allow };
-
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return fail("PR_SET_NO_NEW_PRIVS");
 	for (int i = 0; i < 2; i++)
-		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &allow_all_prog))
 			return fail("seccomp");
 	return 0;
 }
