@@ -115,15 +115,30 @@ int pidspawn_set_seccomp_filter(int pidfd, unsigned int flags,
 				const struct sock_fprog *prog);
 
 /*
+ * New namespaces for the child (CLONE_NEWUSER, CLONE_NEWNS, CLONE_NEWNET,
+ * CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWCGROUP), created as clone() would
+ * create them; for a new user namespace, its uid and gid maps as written
+ * to /proc/PID/uid_map and gid_map, and "deny" to /proc/PID/setgroups,
+ * written before the child runs with the caller's credentials.
+ */
+int pidspawn_set_namespaces(int pidfd, int flags);
+int pidspawn_set_uid_map(int pidfd, const char *map);
+int pidspawn_set_gid_map(int pidfd, const char *map);
+int pidspawn_deny_setgroups(int pidfd);
+
+/*
  * The common sandbox of a tool, on a builder: no_new_privs; the file
  * system read-only but beneath writable_dir (NULL: nowhere), by Landlock
  * (ENOTSUP where Landlock is off: it never runs the tool unconfined); the
  * ndeny system calls of deny failing with EPERM, by a seccomp filter that
  * also kills calls of other ABIs; with PIDSPAWN_SANDBOX_NO_NETWORK no
- * socket but AF_UNIX (EAFNOSUPPORT) and no io_uring (ENOSYS).  Resource
- * limits are pidspawn_set_rlimit()'s.
+ * socket but AF_UNIX (EAFNOSUPPORT) and no io_uring (ENOSYS); with
+ * PIDSPAWN_SANDBOX_NETNS a new network namespace, with no interface but
+ * its loopback, down, in a new user namespace in which the caller's uid
+ * and gid map to themselves.  Resource limits are pidspawn_set_rlimit()'s.
  */
 #define PIDSPAWN_SANDBOX_NO_NETWORK	(1U << 0)
+#define PIDSPAWN_SANDBOX_NETNS		(1U << 1)
 int pidspawn_sandbox(int pidfd, const char *writable_dir, const long *deny,
 		     size_t ndeny, unsigned int flags);
 

@@ -278,6 +278,27 @@ int pidspawn_set_landlock(int pidfd, int rulesetfd)
 			       rulesetfd);
 }
 
+int pidspawn_set_namespaces(int pidfd, int flags)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_NAMESPACES, NULL, NULL,
+			       flags);
+}
+
+int pidspawn_set_uid_map(int pidfd, const char *map)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_UID_MAP, map, NULL, 0);
+}
+
+int pidspawn_set_gid_map(int pidfd, const char *map)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_GID_MAP, map, NULL, 0);
+}
+
+int pidspawn_deny_setgroups(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_DENY_SETGROUPS, NULL, NULL, 0);
+}
+
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,

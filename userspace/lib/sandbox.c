@@ -4,10 +4,13 @@
  * no_new_privs, a Landlock ruleset that leaves the file system read-only
  * except beneath one directory, and a seccomp filter that denies a list of
  * system calls (and, with PIDSPAWN_SANDBOX_NO_NETWORK, every socket but
- * AF_UNIX).  The kernel applies them in the child before its program.
+ * AF_UNIX); with PIDSPAWN_SANDBOX_NETNS, new user and network namespaces.
+ * The kernel applies them in the child before its program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -148,6 +151,26 @@ static struct sock_filter *deny_filter(const long *deny, size_t ndeny,
 	return prog;
 }
 
+/*
+ * A new network namespace, which an unprivileged caller gets inside a new
+ * user namespace; there the caller's ids map to themselves, as
+ * bubblewrap's --unshare-user --unshare-net maps them, so that the tool
+ * runs as who it would be and owns what the caller owns.
+ */
+static int own_netns(int pidfd)
+{
+	char map[32];
+
+	if (pidspawn_set_namespaces(pidfd, CLONE_NEWUSER | CLONE_NEWNET) ||
+	    pidspawn_deny_setgroups(pidfd))
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1", geteuid(), geteuid());
+	if (pidspawn_set_uid_map(pidfd, map))
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1", getegid(), getegid());
+	return pidspawn_set_gid_map(pidfd, map);
+}
+
 int pidspawn_sandbox(int pidfd, const char *writable_dir, const long *deny,
 		     size_t ndeny, unsigned int flags)
 {
@@ -155,10 +178,12 @@ int pidspawn_sandbox(int pidfd, const char *writable_dir, const long *deny,
 	struct sock_filter *prog;
 	int ruleset, ret, saved;
 
-	if (flags & ~PIDSPAWN_SANDBOX_NO_NETWORK) {
+	if (flags & ~(PIDSPAWN_SANDBOX_NO_NETWORK | PIDSPAWN_SANDBOX_NETNS)) {
 		errno = EINVAL;
 		return -1;
 	}
+	if ((flags & PIDSPAWN_SANDBOX_NETNS) && own_netns(pidfd))
+		return -1;
 	prog = deny_filter(deny, ndeny, flags, &fprog.len);
 	if (!prog)
 		return -1;

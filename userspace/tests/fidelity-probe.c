@@ -373,6 +373,9 @@ static void put_namespaces(void)
 		snprintf(path, sizeof(path), "/proc/self/ns/%s", fidelity_namespaces[i]);
 		put_link(key, path);
 	}
+	put_file("userns.uid_map", "/proc/self/uid_map");
+	put_file("userns.gid_map", "/proc/self/gid_map");
+	put_file("userns.setgroups", "/proc/self/setgroups");
 }
 
 /* The open fds and what they are, before this program opens any. */

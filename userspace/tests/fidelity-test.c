@@ -76,11 +76,36 @@ static struct sock_filter allow_all[] = {
 };
 static const struct sock_fprog allow_all_prog = { .len = 1, .filter = allow_all };
 
+/*
+ * The launch-namespaces scenario: new namespaces for the child, in which
+ * it is root as after "unshare -r": a forked child unshares them and
+ * writes its own setgroups and maps, the builder takes SET_NAMESPACES,
+ * DENY_SETGROUPS, SET_UID_MAP and SET_GID_MAP.
+ */
+#define LAUNCH_NAMESPACES (CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWNET | \
+			   CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP)
+static bool launch_ns;
+static char launch_uid_map[32], launch_gid_map[32];
+
+static int set_file(const char *path, const char *text);
+
+static void launch_namespaces_in_child(void)
+{
+	if (!launch_ns)
+		return;
+	if (unshare(LAUNCH_NAMESPACES) ||
+	    set_file("/proc/self/setgroups", "deny") ||
+	    set_file("/proc/self/uid_map", launch_uid_map) ||
+	    set_file("/proc/self/gid_map", launch_gid_map))
+		_exit(126);
+}
+
 static void launch_in_child(void)
 {
 	cpu_set_t cpu0;
 	int fd;
 
+	launch_namespaces_in_child();
 	if (!launch)
 		return;
 	CPU_ZERO(&cpu0);
@@ -106,6 +131,12 @@ static int launch_commands(int pidfd)
 {
 	cpu_set_t cpu0;
 
+	if (launch_ns &&
+	    (pidspawn_set_namespaces(pidfd, LAUNCH_NAMESPACES) ||
+	     pidspawn_deny_setgroups(pidfd) ||
+	     pidspawn_set_uid_map(pidfd, launch_uid_map) ||
+	     pidspawn_set_gid_map(pidfd, launch_gid_map)))
+		return -errno;
 	if (!launch)
 		return 0;
 	CPU_ZERO(&cpu0);
@@ -666,6 +697,28 @@ static int setup_launch(void)
 	return 0;
 }
 
+/* The runner's own ids become root of the child's user namespace. */
+static int setup_launch_namespaces(void)
+{
+	int status;
+	pid_t pid;
+
+	snprintf(launch_uid_map, sizeof(launch_uid_map), "0 %u 1", geteuid());
+	snprintf(launch_gid_map, sizeof(launch_gid_map), "0 %u 1", getegid());
+	/* Where user namespaces are off, so is the scenario. */
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) ? errno : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return fail("fork");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+		return cannot("unshare(CLONE_NEWUSER)");
+	}
+	launch_ns = true;
+	return 0;
+}
+
 static const struct scenario {
 	const char *name;
 	int (*setup)(void);
@@ -701,6 +754,10 @@ static const struct scenario {
 		"prctl.pdeathsig 12", "prctl.no_new_privs 1", "landlock.denied EACCES",
 		"status.Seccomp 2", "status.Seccomp_filters 1", "oom_score_adj 567",
 		"sched.affinity 0", "personality 262144" } },
+	{ "launch-namespaces", setup_launch_namespaces, { "ns.user ~NEW.", "ns.net ~NEW.",
+		"ns.mnt ~NEW.", "ns.uts ~NEW.", "ns.ipc ~NEW.", "ns.cgroup ~NEW.",
+		"ns.pid RUNNER.ns.pid", "uids 0 0 0 fsuid 0", "gids 0 0 0 fsgid 0",
+		"userns.setgroups deny", "userns.uid_map ~0 " } },
 };
 
 /* ---- Running one method in one scenario. ---- */
@@ -991,7 +1048,7 @@ static int check_expected(const struct scenario *sc, const char *ref)
 {
 	int missing = 0;
 
-	for (int i = 0; i < 8 && sc->expect[i]; i++) {
+	for (size_t i = 0; i < FIDELITY_COUNT(sc->expect) && sc->expect[i]; i++) {
 		const char *e = sc->expect[i], *want, *v;
 		size_t klen = strcspn(e, " "), len;
 		bool part = e[klen + 1] == '~';
@@ -1096,7 +1153,8 @@ int main(int argc, char **argv)
 				       why[0] ? why : "no empty processes in this kernel");
 				continue;
 			}
-			if (sc->setup == setup_launch && !m->launch) {
+			if ((sc->setup == setup_launch || sc->setup == setup_launch_namespaces) &&
+			    !m->launch) {
 				printf("ok %d %s/%s # SKIP posix_spawn() has no attribute for these\n",
 				       n, sc->name, m->name);
 				continue;

@@ -112,7 +112,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_SET_CPU_AFFINITY
+#define LAST_CMD	PIDFD_CONFIG_DENY_SETGROUPS
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -128,7 +128,8 @@ static const char *const cmd_names[NCMDS] = {
 	"SET_CGROUP", "START", "SET_EXEC_SEARCH", "ACT_TCSETPGRP",
 	"MAKE_TEMPLATE", "NEW_EMPTY", "SET_RLIMIT", "SET_UMASK", "SET_PDEATHSIG",
 	"SET_NO_NEW_PRIVS", "SET_SECCOMP_FILTER", "SET_LANDLOCK",
-	"SET_PERSONALITY", "SET_OOM_SCORE_ADJ", "SET_CPU_AFFINITY", "unknown",
+	"SET_PERSONALITY", "SET_OOM_SCORE_ADJ", "SET_CPU_AFFINITY",
+	"SET_NAMESPACES", "SET_UID_MAP", "SET_GID_MAP", "DENY_SETGROUPS", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -566,6 +567,7 @@ struct args {
 		struct pidfd_seccomp_filter seccomp;
 		unsigned char bytes[128];
 	};
+	char text[32];		/* SET_UID_MAP's, SET_GID_MAP's own map */
 };
 
 /*
@@ -821,6 +823,32 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		a->aux = one_in(&t->rng, 6) ? (int)below(&t->rng, 8) :
 			 one_in(&t->rng, 6) ? (int)rnd(&t->rng) : (int)sizeof(a->set);
 		break;
+	case PIDFD_CONFIG_SET_NAMESPACES: {
+		/*
+		 * Mostly cheap ones; a network namespace (slow to tear down)
+		 * now and then; alone, which nobody may not; CLONE_NEWPID.
+		 */
+		static const int ns[] = { 0, CLONE_NEWUSER, CLONE_NEWUSER | CLONE_NEWUTS,
+			CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWCGROUP,
+			CLONE_NEWUTS, CLONE_NEWUSER | CLONE_NEWNET, CLONE_NEWPID };
+
+		a->aux = one_in(&t->rng, 8) ? (int)rnd(&t->rng) :
+			 ns[below(&t->rng, ARRAY_SIZE(ns))];
+		break;
+	}
+	case PIDFD_CONFIG_SET_UID_MAP:
+	case PIDFD_CONFIG_SET_GID_MAP: {
+		/* Its own id, root's, a range, bad text, empty, about a page. */
+		static const char *const maps[] = { "0 0 1", "0 100000 65536", "0 1",
+			"", "4294967295 0 1", "0 0 1\n1 1 1\n" };
+
+		snprintf(a->text, sizeof(a->text), "0 %u 1",
+			 cmd == PIDFD_CONFIG_SET_UID_MAP ? geteuid() : getegid());
+		a->key = one_in(&t->rng, 2) ? a->text : one_in(&t->rng, 10) ? bad_ptr(t, false) :
+			 one_in(&t->rng, 10) ?
+			 W.big + BIG - 1 - (4094 + below(&t->rng, 3)) : maps[below(&t->rng, ARRAY_SIZE(maps))];
+		break;
+	}
 	}
 
 	/* Arguments a command does not take, or lacks one it needs. */
@@ -859,6 +887,8 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_SET_NO_NEW_PRIVS] = 2, [PIDFD_CONFIG_SET_SECCOMP_FILTER] = 3,
 		[PIDFD_CONFIG_SET_LANDLOCK] = 2, [PIDFD_CONFIG_SET_PERSONALITY] = 2,
 		[PIDFD_CONFIG_SET_OOM_SCORE_ADJ] = 2, [PIDFD_CONFIG_SET_CPU_AFFINITY] = 2,
+		[PIDFD_CONFIG_SET_NAMESPACES] = 2, [PIDFD_CONFIG_SET_UID_MAP] = 2,
+		[PIDFD_CONFIG_SET_GID_MAP] = 2, [PIDFD_CONFIG_DENY_SETGROUPS] = 2,
 		[LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;

@@ -18,7 +18,7 @@ while IFS= read -r line; do
 	*) tap 1 "$what" ;;
 	esac
 done < /tmp/sandbox-test.$$
-tap "$([ "$(wc -l < /tmp/sandbox-test.$$)" -eq 8 ] && echo 0 || echo 1)" "the tool made its 8 attempts"
+tap "$([ "$(wc -l < /tmp/sandbox-test.$$)" -eq 9 ] && echo 0 || echo 1)" "the tool made its 9 attempts"
 rm -f /tmp/sandbox-test.$$
 tap "$rc" "the demo's exit status is 0 (the tool's through the pidfd, and no escaped file)"
 echo "1..$n"
