@@ -840,6 +840,28 @@ static void rename_new_namespaces(char *text, size_t size)
 	}
 }
 
+static const char *find(const char *text, const char *key, size_t *len);
+
+/*
+ * A child in a user namespace of its own has a user keyring of its own,
+ * new at each start: its serial becomes NEW.keyring.user.
+ */
+static void rename_new_user_keyring(char *text, size_t size)
+{
+	char from[32];
+	const char *v;
+	size_t len;
+
+	v = find(text, "ns.user", &len);
+	if (!v || strncmp(v, "NEW.", 4))
+		return;
+	v = find(text, "keyring.user", &len);
+	if (!v || !len || len >= sizeof(from) || strspn(v, "0123456789") != len)
+		return;
+	snprintf(from, sizeof(from), "%.*s", (int)len, v);
+	rename_word(text, size, from, "NEW.keyring.user", false);
+}
+
 /* What names the runner's own identities: "rename FROM TO" lines. */
 static void report_identities(int ctl)
 {
@@ -970,6 +992,7 @@ static void run(const struct scenario *sc, const struct method *m,
 			snprintf(from, sizeof(from), "%d", child);
 			rename_word(text, cap, from, "CHILD", true);
 			rename_new_namespaces(text, cap);
+			rename_new_user_keyring(text, cap);
 		} else {
 			snprintf(r->error, sizeof(r->error), "%s", line);
 		}
