@@ -2,21 +2,26 @@
 /*
  * make sandbox-bench: the same sandbox built three ways, spawned side by
  * side in one run: a tool that may write beneath one directory only, has
- * no network, no_new_privs, a seccomp filter that denies ptrace() and
- * RLIMIT_NOFILE 64.
+ * no network (a network namespace of its own, and no socket but AF_UNIX),
+ * no_new_privs, a seccomp filter that denies ptrace() and RLIMIT_NOFILE 64.
+ * Run as root: the network namespace needs no user namespace.
  *
- *  fork       fork(), then in the child setrlimit(), prctl(), Landlock's
- *             landlock_restrict_self() and seccomp() (the ruleset and the
- *             filter prepared once by the caller), then execve();
+ *  fork       fork(), then in the child unshare(CLONE_NEWNET), setrlimit(),
+ *             prctl(), Landlock's landlock_restrict_self() and seccomp()
+ *             (the ruleset and the filter prepared once by the caller),
+ *             then execve();
  *  bwrap      bubblewrap: read-only bind of /, a writable bind of the
  *             directory, a new network namespace, the same filter through
  *             --seccomp (bwrap sets no_new_privs for it), the limit set in
  *             the forked child before it executes bwrap;
  *  builder    the pidfd_config() builder with the same prepared ruleset and
- *             filter (SET_RLIMIT, SET_NO_NEW_PRIVS, SET_LANDLOCK,
- *             SET_SECCOMP_FILTER);
- *  sandbox    the builder through pidspawn_sandbox(), which makes the
- *             ruleset and the filter again at every spawn.
+ *             filter (SET_NAMESPACES with CLONE_NEWNET, SET_RLIMIT,
+ *             SET_NO_NEW_PRIVS, SET_LANDLOCK, SET_SECCOMP_FILTER);
+ *  sandbox    the builder through pidspawn_sandbox() with
+ *             PIDSPAWN_SANDBOX_NO_NETWORK and PIDSPAWN_SANDBOX_NETNS, which
+ *             makes the ruleset and the filter again at every spawn, and
+ *             puts the network namespace in a user namespace (as it must
+ *             for a caller that is not root).
  *
  * The child is a static program that exits at once.  Ways take turns in
  * rounds, each round starting with the next way, with a pause between
@@ -32,6 +37,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -126,13 +132,12 @@ static int ruleset = -1;
 /* end of caller code */
 
 /* caller code: fork */
-/* No network: sockets but AF_UNIX refused by the filter (bwrap: a netns). */
 static pid_t by_fork(void)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		if (setrlimit(RLIMIT_NOFILE, &nofile) ||
+		if (unshare(CLONE_NEWNET) || setrlimit(RLIMIT_NOFILE, &nofile) ||
 		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
 		    syscall(SYS_landlock_restrict_self, ruleset, 0) ||
 		    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog))
@@ -178,6 +183,7 @@ static pid_t by_builder(void)
 
 	if (pidfd >= 0 && !pidspawn_set_exec_fd(pidfd, exe) &&
 	    !pidspawn_set_argv(pidfd, child_argv) &&
+	    !pidspawn_set_namespaces(pidfd, CLONE_NEWNET) &&
 	    !pidspawn_set_rlimit(pidfd, RLIMIT_NOFILE, &nofile) &&
 	    !pidspawn_set_no_new_privs(pidfd) &&
 	    !pidspawn_set_landlock(pidfd, ruleset) &&
@@ -199,7 +205,8 @@ static pid_t by_sandbox(void)
 	if (pidfd >= 0 && !pidspawn_set_exec_fd(pidfd, exe) &&
 	    !pidspawn_set_argv(pidfd, child_argv) &&
 	    !pidspawn_set_rlimit(pidfd, RLIMIT_NOFILE, &nofile) &&
-	    !pidspawn_sandbox(pidfd, dir, deny, 1, PIDSPAWN_SANDBOX_NO_NETWORK))
+	    !pidspawn_sandbox(pidfd, dir, deny, 1,
+			      PIDSPAWN_SANDBOX_NO_NETWORK | PIDSPAWN_SANDBOX_NETNS))
 		pid = pidspawn_start(pidfd);
 	if (pidfd >= 0)
 		close(pidfd);
@@ -268,9 +275,9 @@ int main(int argc, char **argv)
 	}
 	/*
 	 * Each round starts with the next way; between ways the machine
-	 * idles a moment, outside the timing, so that work one way defers
-	 * (bwrap's network namespaces are torn down by a kworker) is not
-	 * counted against the next.
+	 * idles a second, outside the timing, so that work one way defers
+	 * (network namespaces are torn down by a kworker, in batches) is
+	 * not counted against the next.
 	 */
 	for (int r = 0; r < rounds; r++)
 		for (unsigned int k = 0; k < NWAYS; k++) {
@@ -279,7 +286,7 @@ int main(int argc, char **argv)
 			w = (r + k) % NWAYS;
 			if (!usable[w])
 				continue;
-			usleep(200000);
+			sleep(1);
 			start = now_ns();
 			for (int i = 0; i < n; i++)
 				if (reap(ways[w].spawn()))
