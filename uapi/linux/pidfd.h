@@ -68,6 +68,14 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_SET_UID_MAP	= 35,	/* key: the map, as /proc/PID/uid_map takes it */
 	PIDFD_CONFIG_SET_GID_MAP	= 36,	/* key: the map, as /proc/PID/gid_map takes it */
 	PIDFD_CONFIG_DENY_SETGROUPS	= 37,
+	PIDFD_CONFIG_SET_GROUPS		= 38,	/* value: __u32[], aux: their number */
+	PIDFD_CONFIG_SET_RESUID		= 39,	/* value: struct pidfd_resid */
+	PIDFD_CONFIG_SET_RESGID		= 40,	/* value: struct pidfd_resid */
+	PIDFD_CONFIG_SET_CAPS		= 41,	/* value: struct pidfd_caps */
+	PIDFD_CONFIG_SET_SECUREBITS	= 42,	/* aux: SECBIT_* bits */
+	PIDFD_CONFIG_CAPBSET_DROP	= 43,	/* aux: capability */
+	PIDFD_CONFIG_CAP_AMBIENT_RAISE	= 44,	/* aux: capability */
+	PIDFD_CONFIG_CAP_AMBIENT_CLEAR	= 45,
 };
 
 /*
@@ -129,6 +137,28 @@ struct pidfd_seccomp_filter {
 };
 
 #define PIDFD_SECCOMP_FILTER_SIZE_VER0	24	/* sizeof first published struct */
+
+/*
+ * SET_RESUID, SET_RESGID: the child's real, effective and saved ids, as
+ * setresuid() and setresgid() take them; (__u32)-1 leaves one as it is.
+ */
+struct pidfd_resid {
+	__u32 real;
+	__u32 effective;
+	__u32 saved;
+	__u32 __reserved;	/* must be 0 */
+};
+
+#define PIDFD_RESID_SIZE_VER0	16	/* sizeof first published struct */
+
+/* SET_CAPS: the child's capability sets, as capset() sets them. */
+struct pidfd_caps {
+	__aligned_u64 effective;
+	__aligned_u64 permitted;
+	__aligned_u64 inheritable;
+};
+
+#define PIDFD_CAPS_SIZE_VER0	24	/* sizeof first published struct */
 
 #define PIDFS_IOCTL_MAGIC 0xFF
 

@@ -35,6 +35,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -125,6 +126,23 @@ int pidspawn_set_namespaces(int pidfd, int flags);
 int pidspawn_set_uid_map(int pidfd, const char *map);
 int pidspawn_set_gid_map(int pidfd, const char *map);
 int pidspawn_deny_setgroups(int pidfd);
+
+/*
+ * The child's identity, for privileged launchers, set as setgroups(),
+ * setresgid(), setresuid(), capset() (the sets as 64-bit masks of
+ * CAP_* bits) and prctl() with PR_SET_SECUREBITS, PR_CAPBSET_DROP and
+ * PR_CAP_AMBIENT would set it, with their checks, in that order after
+ * securebits and the bounding set; -1 leaves an id as it is.
+ */
+int pidspawn_set_groups(int pidfd, size_t size, const gid_t *list);
+int pidspawn_set_resuid(int pidfd, uid_t ruid, uid_t euid, uid_t suid);
+int pidspawn_set_resgid(int pidfd, gid_t rgid, gid_t egid, gid_t sgid);
+int pidspawn_set_caps(int pidfd, uint64_t effective, uint64_t permitted,
+		      uint64_t inheritable);
+int pidspawn_set_securebits(int pidfd, unsigned int bits);
+int pidspawn_capbset_drop(int pidfd, int cap);
+int pidspawn_cap_ambient_raise(int pidfd, int cap);
+int pidspawn_cap_ambient_clear(int pidfd);
 
 /*
  * The common sandbox of a tool, on a builder: no_new_privs; the file

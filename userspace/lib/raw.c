@@ -299,6 +299,73 @@ int pidspawn_deny_setgroups(int pidfd)
 	return pidspawn_config(pidfd, PIDFD_CONFIG_DENY_SETGROUPS, NULL, NULL, 0);
 }
 
+int pidspawn_set_groups(int pidfd, size_t size, const gid_t *list)
+{
+	/* gid_t is the kernel's __u32. */
+	_Static_assert(sizeof(gid_t) == sizeof(__u32), "gid_t is 32 bits");
+	if (size > INT_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_GROUPS, NULL,
+			       size ? list : NULL, (int)size);
+}
+
+static int set_resid(int pidfd, unsigned int cmd, unsigned int real,
+		     unsigned int effective, unsigned int saved)
+{
+	struct pidfd_resid id = {
+		.real = real, .effective = effective, .saved = saved,
+	};
+
+	return pidspawn_config(pidfd, cmd, NULL, &id, sizeof(id));
+}
+
+int pidspawn_set_resuid(int pidfd, uid_t ruid, uid_t euid, uid_t suid)
+{
+	return set_resid(pidfd, PIDFD_CONFIG_SET_RESUID, ruid, euid, suid);
+}
+
+int pidspawn_set_resgid(int pidfd, gid_t rgid, gid_t egid, gid_t sgid)
+{
+	return set_resid(pidfd, PIDFD_CONFIG_SET_RESGID, rgid, egid, sgid);
+}
+
+int pidspawn_set_caps(int pidfd, uint64_t effective, uint64_t permitted,
+		      uint64_t inheritable)
+{
+	struct pidfd_caps caps = {
+		.effective = effective, .permitted = permitted,
+		.inheritable = inheritable,
+	};
+
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_CAPS, NULL, &caps,
+			       sizeof(caps));
+}
+
+int pidspawn_set_securebits(int pidfd, unsigned int bits)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_SECUREBITS, NULL, NULL,
+			       (int)bits);
+}
+
+int pidspawn_capbset_drop(int pidfd, int cap)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_CAPBSET_DROP, NULL, NULL, cap);
+}
+
+int pidspawn_cap_ambient_raise(int pidfd, int cap)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_CAP_AMBIENT_RAISE, NULL, NULL,
+			       cap);
+}
+
+int pidspawn_cap_ambient_clear(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_CAP_AMBIENT_CLEAR, NULL, NULL,
+			       0);
+}
+
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,

@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,11 +101,57 @@ static void launch_namespaces_in_child(void)
 		_exit(126);
 }
 
+/*
+ * The launch-identity scenario: a privileged launcher's drop of the
+ * child's privileges, as the ids and caps scenarios set the runner's: a
+ * forked child by prctl(), setgroups(), setresgid(), setresuid() and
+ * capset(), the builder by SET_SECUREBITS, CAPBSET_DROP, SET_GROUPS,
+ * SET_RESGID, SET_RESUID, SET_CAPS and CAP_AMBIENT_RAISE.
+ */
+static bool launch_id;
+static const gid_t launch_groups[] = { 4, 24, 27 };
+static struct __user_cap_data_struct launch_caps[2];	/* the runner's, +inheritable */
+
+/* In the child, in the order the builder applies them: 0 or -errno. */
+static int launch_identity(void)
+{
+	struct __user_cap_header_struct head = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+
+	if (prctl(PR_SET_SECUREBITS, 1 << 2 /* SECBIT_NO_SETUID_FIXUP */, 0, 0, 0) ||
+	    prctl(PR_CAPBSET_DROP, CAP_SYS_BOOT, 0, 0, 0) ||
+	    setgroups(3, launch_groups) || setresgid(100, 200, 300) ||
+	    setresuid(1000, 0, 2000) || syscall(SYS_capset, &head, launch_caps) ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_BIND_SERVICE, 0, 0))
+		return -errno;
+	return 0;
+}
+
+static int launch_identity_commands(int pidfd)
+{
+	uint64_t eff = launch_caps[0].effective | (uint64_t)launch_caps[1].effective << 32;
+	uint64_t prm = launch_caps[0].permitted | (uint64_t)launch_caps[1].permitted << 32;
+	uint64_t inh = launch_caps[0].inheritable | (uint64_t)launch_caps[1].inheritable << 32;
+
+	if (pidspawn_set_securebits(pidfd, 1 << 2) ||
+	    pidspawn_capbset_drop(pidfd, CAP_SYS_BOOT) ||
+	    pidspawn_set_groups(pidfd, 3, launch_groups) ||
+	    pidspawn_set_resgid(pidfd, 100, 200, 300) ||
+	    pidspawn_set_resuid(pidfd, 1000, 0, 2000) ||
+	    pidspawn_set_caps(pidfd, eff, prm, inh) ||
+	    pidspawn_cap_ambient_raise(pidfd, CAP_NET_BIND_SERVICE))
+		return -errno;
+	return 0;
+}
+
 static void launch_in_child(void)
 {
 	cpu_set_t cpu0;
 	int fd;
 
+	if (launch_id && launch_identity())
+		_exit(126);
 	launch_namespaces_in_child();
 	if (!launch)
 		return;
@@ -131,6 +178,8 @@ static int launch_commands(int pidfd)
 {
 	cpu_set_t cpu0;
 
+	if (launch_id && launch_identity_commands(pidfd))
+		return -errno;
 	if (launch_ns &&
 	    (pidspawn_set_namespaces(pidfd, LAUNCH_NAMESPACES) ||
 	     pidspawn_deny_setgroups(pidfd) ||
@@ -697,6 +746,33 @@ static int setup_launch(void)
 	return 0;
 }
 
+/* Root, with its capabilities: a child that may drop them. */
+static int setup_launch_identity(void)
+{
+	struct __user_cap_header_struct head = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	int status;
+	pid_t pid;
+
+	if (syscall(SYS_capget, &head, launch_caps))
+		return fail("capget");
+	launch_caps[CAP_TO_INDEX(CAP_NET_BIND_SERVICE)].inheritable |=
+		CAP_TO_MASK(CAP_NET_BIND_SERVICE);
+	/* Where the runner may not (not root, unmapped ids), skipped. */
+	pid = fork();
+	if (pid == 0)
+		_exit(-launch_identity());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return fail("fork");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+		return cannot("dropping the child's privileges");
+	}
+	launch_id = true;
+	return 0;
+}
+
 /* The runner's own ids become root of the child's user namespace. */
 static int setup_launch_namespaces(void)
 {
@@ -754,6 +830,9 @@ static const struct scenario {
 		"prctl.pdeathsig 12", "prctl.no_new_privs 1", "landlock.denied EACCES",
 		"status.Seccomp 2", "status.Seccomp_filters 1", "oom_score_adj 567",
 		"sched.affinity 0", "personality 262144" } },
+	{ "launch-identity", setup_launch_identity, { "uids 1000 0 0 fsuid 0",
+		"gids 100 200 200 fsgid 200", "groups 4 24 27", "status.CapAmb 0000000000000400",
+		"prctl.securebits 4", "status.CapInh 0000000000000400" } },
 	{ "launch-namespaces", setup_launch_namespaces, { "ns.user ~NEW.", "ns.net ~NEW.",
 		"ns.mnt ~NEW.", "ns.uts ~NEW.", "ns.ipc ~NEW.", "ns.cgroup ~NEW.",
 		"ns.pid RUNNER.ns.pid", "uids 0 0 0 fsuid 0", "gids 0 0 0 fsgid 0",
@@ -1176,8 +1255,8 @@ int main(int argc, char **argv)
 				       why[0] ? why : "no empty processes in this kernel");
 				continue;
 			}
-			if ((sc->setup == setup_launch || sc->setup == setup_launch_namespaces) &&
-			    !m->launch) {
+			if ((sc->setup == setup_launch || sc->setup == setup_launch_namespaces ||
+			     sc->setup == setup_launch_identity) && !m->launch) {
 				printf("ok %d %s/%s # SKIP posix_spawn() has no attribute for these\n",
 				       n, sc->name, m->name);
 				continue;

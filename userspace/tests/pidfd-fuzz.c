@@ -112,7 +112,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_DENY_SETGROUPS
+#define LAST_CMD	PIDFD_CONFIG_CAP_AMBIENT_CLEAR
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -129,7 +129,9 @@ static const char *const cmd_names[NCMDS] = {
 	"MAKE_TEMPLATE", "NEW_EMPTY", "SET_RLIMIT", "SET_UMASK", "SET_PDEATHSIG",
 	"SET_NO_NEW_PRIVS", "SET_SECCOMP_FILTER", "SET_LANDLOCK",
 	"SET_PERSONALITY", "SET_OOM_SCORE_ADJ", "SET_CPU_AFFINITY",
-	"SET_NAMESPACES", "SET_UID_MAP", "SET_GID_MAP", "DENY_SETGROUPS", "unknown",
+	"SET_NAMESPACES", "SET_UID_MAP", "SET_GID_MAP", "DENY_SETGROUPS",
+	"SET_GROUPS", "SET_RESUID", "SET_RESGID", "SET_CAPS", "SET_SECUREBITS",
+	"CAPBSET_DROP", "CAP_AMBIENT_RAISE", "CAP_AMBIENT_CLEAR", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -565,6 +567,8 @@ struct args {
 		struct sched_attr sched;
 		struct rlimit64 rlim;
 		struct pidfd_seccomp_filter seccomp;
+		struct pidfd_resid resid;
+		struct pidfd_caps caps;
 		unsigned char bytes[128];
 	};
 	char text[32];		/* SET_UID_MAP's, SET_GID_MAP's own map */
@@ -836,6 +840,46 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 			 ns[below(&t->rng, ARRAY_SIZE(ns))];
 		break;
 	}
+	case PIDFD_CONFIG_SET_GROUPS: {
+		/* Root's, nobody's, a few, none, too many, nonsense. */
+		static const uint32_t groups[] = { 0, 65534, 4, 24, 27, 100000, ~0U };
+
+		a->value = one_in(&t->rng, 8) ? bad_ptr(t, false) :
+			   one_in(&t->rng, 6) ? NULL : groups;
+		a->aux = one_in(&t->rng, 8) ? (int)rnd(&t->rng) :
+			 one_in(&t->rng, 8) ? 65537 : (int)below(&t->rng, ARRAY_SIZE(groups) + 1);
+		break;
+	}
+	case PIDFD_CONFIG_SET_RESUID:
+	case PIDFD_CONFIG_SET_RESGID: {
+		static const uint32_t ids[] = { 0, 65534, 1000, ~0U, 100000 };
+
+		a->resid.real = ids[below(&t->rng, ARRAY_SIZE(ids))];
+		a->resid.effective = ids[below(&t->rng, ARRAY_SIZE(ids))];
+		a->resid.saved = ids[below(&t->rng, ARRAY_SIZE(ids))];
+		a->resid.__reserved = one_in(&t->rng, 10);
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->resid;
+		a->aux = gen_size(t, a, sizeof(a->resid));
+		break;
+	}
+	case PIDFD_CONFIG_SET_CAPS: {
+		/* None, CAP_KILL, all, beyond the last one. */
+		static const uint64_t sets[] = { 0, 1ULL << 5, (1ULL << 41) - 1, 1ULL << 63 };
+
+		a->caps.effective = sets[below(&t->rng, ARRAY_SIZE(sets))];
+		a->caps.permitted = sets[below(&t->rng, ARRAY_SIZE(sets))];
+		a->caps.inheritable = sets[below(&t->rng, ARRAY_SIZE(sets))];
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->caps;
+		a->aux = gen_size(t, a, sizeof(a->caps));
+		break;
+	}
+	case PIDFD_CONFIG_SET_SECUREBITS:
+		a->aux = one_in(&t->rng, 4) ? (int)rnd(&t->rng) : (int)below(&t->rng, 0x100);
+		break;
+	case PIDFD_CONFIG_CAPBSET_DROP:
+	case PIDFD_CONFIG_CAP_AMBIENT_RAISE:
+		a->aux = one_in(&t->rng, 8) ? (int)rnd(&t->rng) : (int)below(&t->rng, 43) - 1;
+		break;
 	case PIDFD_CONFIG_SET_UID_MAP:
 	case PIDFD_CONFIG_SET_GID_MAP: {
 		/* Its own id, root's, a range, bad text, empty, about a page. */
@@ -889,6 +933,10 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_SET_OOM_SCORE_ADJ] = 2, [PIDFD_CONFIG_SET_CPU_AFFINITY] = 2,
 		[PIDFD_CONFIG_SET_NAMESPACES] = 2, [PIDFD_CONFIG_SET_UID_MAP] = 2,
 		[PIDFD_CONFIG_SET_GID_MAP] = 2, [PIDFD_CONFIG_DENY_SETGROUPS] = 2,
+		[PIDFD_CONFIG_SET_GROUPS] = 2, [PIDFD_CONFIG_SET_RESUID] = 2,
+		[PIDFD_CONFIG_SET_RESGID] = 2, [PIDFD_CONFIG_SET_CAPS] = 2,
+		[PIDFD_CONFIG_SET_SECUREBITS] = 2, [PIDFD_CONFIG_CAPBSET_DROP] = 2,
+		[PIDFD_CONFIG_CAP_AMBIENT_RAISE] = 2, [PIDFD_CONFIG_CAP_AMBIENT_CLEAR] = 2,
 		[LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;
