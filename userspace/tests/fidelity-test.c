@@ -102,11 +102,14 @@ static void launch_namespaces_in_child(void)
 }
 
 /*
- * The launch-identity scenario: a privileged launcher's drop of the
- * child's privileges, as the ids and caps scenarios set the runner's: a
- * forked child by prctl(), setgroups(), setresgid(), setresuid() and
- * capset(), the builder by SET_SECUREBITS, CAPBSET_DROP, SET_GROUPS,
- * SET_RESGID, SET_RESUID, SET_CAPS and CAP_AMBIENT_RAISE.
+ * The launch-identity scenario: a privileged launcher starts a daemon as
+ * uid 1000 with CAP_NET_BIND_SERVICE alone: a forked child by prctl(),
+ * setgroups(), setresgid(), setresuid() and capset(), the builder by
+ * SET_SECUREBITS, CAPBSET_DROP, SET_GROUPS, SET_RESGID, SET_RESUID,
+ * SET_CAPS and CAP_AMBIENT_RAISE. SECBIT_NO_SETUID_FIXUP keeps the
+ * capabilities across the uid change; the ids are all alike, since an
+ * execve() whose effective id differs from the real one counts as setid
+ * and clears the ambient set.
  */
 static bool launch_id;
 static const gid_t launch_groups[] = { 4, 24, 27 };
@@ -121,8 +124,8 @@ static int launch_identity(void)
 
 	if (prctl(PR_SET_SECUREBITS, 1 << 2 /* SECBIT_NO_SETUID_FIXUP */, 0, 0, 0) ||
 	    prctl(PR_CAPBSET_DROP, CAP_SYS_BOOT, 0, 0, 0) ||
-	    setgroups(3, launch_groups) || setresgid(100, 200, 300) ||
-	    setresuid(1000, 0, 2000) || syscall(SYS_capset, &head, launch_caps) ||
+	    setgroups(3, launch_groups) || setresgid(100, 100, 100) ||
+	    setresuid(1000, 1000, 1000) || syscall(SYS_capset, &head, launch_caps) ||
 	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_BIND_SERVICE, 0, 0))
 		return -errno;
 	return 0;
@@ -137,8 +140,8 @@ static int launch_identity_commands(int pidfd)
 	if (pidspawn_set_securebits(pidfd, 1 << 2) ||
 	    pidspawn_capbset_drop(pidfd, CAP_SYS_BOOT) ||
 	    pidspawn_set_groups(pidfd, 3, launch_groups) ||
-	    pidspawn_set_resgid(pidfd, 100, 200, 300) ||
-	    pidspawn_set_resuid(pidfd, 1000, 0, 2000) ||
+	    pidspawn_set_resgid(pidfd, 100, 100, 100) ||
+	    pidspawn_set_resuid(pidfd, 1000, 1000, 1000) ||
 	    pidspawn_set_caps(pidfd, eff, prm, inh) ||
 	    pidspawn_cap_ambient_raise(pidfd, CAP_NET_BIND_SERVICE))
 		return -errno;
@@ -830,9 +833,10 @@ static const struct scenario {
 		"prctl.pdeathsig 12", "prctl.no_new_privs 1", "landlock.denied EACCES",
 		"status.Seccomp 2", "status.Seccomp_filters 1", "oom_score_adj 567",
 		"sched.affinity 0", "personality 262144" } },
-	{ "launch-identity", setup_launch_identity, { "uids 1000 0 0 fsuid 0",
-		"gids 100 200 200 fsgid 200", "groups 4 24 27", "status.CapAmb 0000000000000400",
-		"prctl.securebits 4", "status.CapInh 0000000000000400" } },
+	{ "launch-identity", setup_launch_identity, { "uids 1000 1000 1000 fsuid 1000",
+		"gids 100 100 100 fsgid 100", "groups 4 24 27", "status.CapAmb 0000000000000400",
+		"status.CapEff 0000000000000400", "prctl.securebits 4",
+		"status.CapInh 0000000000000400" } },
 	{ "launch-namespaces", setup_launch_namespaces, { "ns.user ~NEW.", "ns.net ~NEW.",
 		"ns.mnt ~NEW.", "ns.uts ~NEW.", "ns.ipc ~NEW.", "ns.cgroup ~NEW.",
 		"ns.pid RUNNER.ns.pid", "uids 0 0 0 fsuid 0", "gids 0 0 0 fsgid 0",
