@@ -749,29 +749,47 @@ static int setup_launch(void)
 	return 0;
 }
 
+/*
+ * Whether @attempt (0 or -errno) works in a forked child: 0 if it does,
+ * else 1 with the scenario skipped for @what (or -1 if fork() fails).
+ */
+static int works_in_child(int (*attempt)(void), const char *what)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(-attempt());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return fail("fork");
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		errno = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
+		return cannot(what);
+	}
+	return 0;
+}
+
+static int new_userns(void)
+{
+	return unshare(CLONE_NEWUSER) ? -errno : 0;
+}
+
 /* Root, with its capabilities: a child that may drop them. */
 static int setup_launch_identity(void)
 {
 	struct __user_cap_header_struct head = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
-	int status;
-	pid_t pid;
+	int err;
 
 	if (syscall(SYS_capget, &head, launch_caps))
 		return fail("capget");
 	launch_caps[CAP_TO_INDEX(CAP_NET_BIND_SERVICE)].inheritable |=
 		CAP_TO_MASK(CAP_NET_BIND_SERVICE);
 	/* Where the runner may not (not root, unmapped ids), skipped. */
-	pid = fork();
-	if (pid == 0)
-		_exit(-launch_identity());
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return fail("fork");
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		errno = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-		return cannot("dropping the child's privileges");
-	}
+	err = works_in_child(launch_identity, "dropping the child's privileges");
+	if (err)
+		return err;
 	launch_id = true;
 	return 0;
 }
@@ -779,21 +797,14 @@ static int setup_launch_identity(void)
 /* The runner's own ids become root of the child's user namespace. */
 static int setup_launch_namespaces(void)
 {
-	int status;
-	pid_t pid;
+	int err;
 
 	snprintf(launch_uid_map, sizeof(launch_uid_map), "0 %u 1", geteuid());
 	snprintf(launch_gid_map, sizeof(launch_gid_map), "0 %u 1", getegid());
 	/* Where user namespaces are off, so is the scenario. */
-	pid = fork();
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWUSER) ? errno : 0);
-	if (pid < 0 || waitpid(pid, &status, 0) != pid)
-		return fail("fork");
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		errno = WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
-		return cannot("unshare(CLONE_NEWUSER)");
-	}
+	err = works_in_child(new_userns, "unshare(CLONE_NEWUSER)");
+	if (err)
+		return err;
 	launch_ns = true;
 	return 0;
 }
