@@ -76,6 +76,8 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_CAPBSET_DROP	= 43,	/* aux: capability */
 	PIDFD_CONFIG_CAP_AMBIENT_RAISE	= 44,	/* aux: capability */
 	PIDFD_CONFIG_CAP_AMBIENT_CLEAR	= 45,
+	PIDFD_CONFIG_SET_AUTOREAP	= 46,
+	PIDFD_CONFIG_SET_AUTOKILL	= 47,	/* needs SET_AUTOREAP */
 };
 
 /*

@@ -145,6 +145,16 @@ int pidspawn_cap_ambient_raise(int pidfd, int cap);
 int pidspawn_cap_ambient_clear(int pidfd);
 
 /*
+ * The child's lifetime, as clone3()'s CLONE_AUTOREAP and
+ * CLONE_PIDFD_AUTOKILL: reaped as it exits (no zombie, no SIGCHLD, the
+ * pidfd polls readable; no status to collect), and killed when the last
+ * reference to its pidfd goes (needs autoreap, and no_new_privs or
+ * CAP_SYS_ADMIN; checked at start).
+ */
+int pidspawn_set_autoreap(int pidfd);
+int pidspawn_set_autokill(int pidfd);
+
+/*
  * The common sandbox of a tool, on a builder: no_new_privs; the file
  * system read-only but beneath writable_dir (NULL: nowhere), by Landlock
  * (ENOTSUP where Landlock is off: it never runs the tool unconfined); the

@@ -366,6 +366,16 @@ int pidspawn_cap_ambient_clear(int pidfd)
 			       0);
 }
 
+int pidspawn_set_autoreap(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_AUTOREAP, NULL, NULL, 0);
+}
+
+int pidspawn_set_autokill(int pidfd)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_AUTOKILL, NULL, NULL, 0);
+}
+
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,
