@@ -155,6 +155,13 @@ int pidspawn_set_autoreap(int pidfd);
 int pidspawn_set_autokill(int pidfd);
 
 /*
+ * The child's root directory, path under dirfd or dirfd itself for a NULL
+ * path, changed as chroot() would (CAP_SYS_CHROOT in the child's user
+ * namespace, checked at start), with the working directory.
+ */
+int pidspawn_set_root(int pidfd, int dirfd, const char *path);
+
+/*
  * The common sandbox of a tool, on a builder: no_new_privs; the file
  * system read-only but beneath writable_dir (NULL: nowhere), by Landlock
  * (ENOTSUP where Landlock is off: it never runs the tool unconfined); the

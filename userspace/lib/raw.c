@@ -376,6 +376,11 @@ int pidspawn_set_autokill(int pidfd)
 	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_AUTOKILL, NULL, NULL, 0);
 }
 
+int pidspawn_set_root(int pidfd, int dirfd, const char *path)
+{
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_ROOT, path, NULL, dirfd);
+}
+
 int pidspawn_make_template(int pidfd, unsigned int flags)
 {
 	return pidspawn_config(pidfd, PIDFD_CONFIG_MAKE_TEMPLATE, NULL, NULL,

@@ -112,7 +112,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_SET_AUTOKILL
+#define LAST_CMD	PIDFD_CONFIG_SET_ROOT
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -132,7 +132,7 @@ static const char *const cmd_names[NCMDS] = {
 	"SET_NAMESPACES", "SET_UID_MAP", "SET_GID_MAP", "DENY_SETGROUPS",
 	"SET_GROUPS", "SET_RESUID", "SET_RESGID", "SET_CAPS", "SET_SECUREBITS",
 	"CAPBSET_DROP", "CAP_AMBIENT_RAISE", "CAP_AMBIENT_CLEAR", "SET_AUTOREAP",
-	"SET_AUTOKILL", "unknown",
+	"SET_AUTOKILL", "SET_ROOT", "unknown",
 };
 
 enum { ROOT, NOBODY };
@@ -627,6 +627,7 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 		a->value = any_vec(t);
 		break;
 	case PIDFD_CONFIG_SET_CWD:
+	case PIDFD_CONFIG_SET_ROOT:
 		a->key = one_in(&t->rng, 3) ? NULL : any_path(t);
 		a->aux = one_in(&t->rng, 2) ? AT_FDCWD : our_fd(t);
 		break;
@@ -939,6 +940,7 @@ static unsigned int pick_cmd(struct thr *t)
 		[PIDFD_CONFIG_SET_SECUREBITS] = 2, [PIDFD_CONFIG_CAPBSET_DROP] = 2,
 		[PIDFD_CONFIG_CAP_AMBIENT_RAISE] = 2, [PIDFD_CONFIG_CAP_AMBIENT_CLEAR] = 2,
 		[PIDFD_CONFIG_SET_AUTOREAP] = 3, [PIDFD_CONFIG_SET_AUTOKILL] = 3,
+		[PIDFD_CONFIG_SET_ROOT] = 3,
 		[LAST_CMD + 1] = 2,
 	};
 	unsigned int cmd, total = 0, n;
