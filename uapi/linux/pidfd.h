@@ -78,6 +78,7 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_CAP_AMBIENT_CLEAR	= 45,
 	PIDFD_CONFIG_SET_AUTOREAP	= 46,
 	PIDFD_CONFIG_SET_AUTOKILL	= 47,	/* needs SET_AUTOREAP */
+	PIDFD_CONFIG_SET_ROOT		= 48,	/* key: path or NULL, aux: dirfd */
 };
 
 /*
