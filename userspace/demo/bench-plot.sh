@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench's plots, from its CSV, with gnuplot: p50 latency of the
 # static child against the parent's memory (small, 256m, 1g) and against
-# its open fds (10-fds, 10k-fds, 100k-fds), one line per method.
+# its open fds (10-fds, 10k-fds, 100k-fds), one line per method, on a
+# logarithmic latency axis: fork of 1 GiB and vfork with 100k fds cost
+# hundreds of times a small spawn. Counted runs (clock icount) plot
+# thousands of instructions, which is what their microseconds are.
 #   bench-plot.sh results.csv OUTDIR
 set -e
 csv=$1 dir=$2
 data=$(mktemp -d)
 trap 'rm -rf "$data"' EXIT
+ylabel='p50 latency, spawn to reap (us)'
+grep -q ',icount,' "$csv" &&
+	ylabel='p50, spawn to reap (thousand instructions, icount)'
 
 # One file per method and plot: x, p50. "small" is the parent with no
 # extra memory; its fd count is that of 10-fds' order, so not reused.
@@ -36,7 +42,8 @@ plot() {	# kind output title xlabel [log]
 	set output '$2'
 	set title "$3"
 	set xlabel '$4'
-	set ylabel 'p50 latency, spawn to reap (us)'
+	set ylabel '$ylabel'
+	set logscale y
 	set key outside right
 	set grid
 	$5

@@ -5,7 +5,9 @@
 # generated sources and a small git repository. Each split runs with
 # glibc's posix_spawn, with the LD_PRELOAD shim (libpidspawn) and with the
 # shim and its template cache, taking turns in ROUNDS rounds. Prints
-# calls/s per split and variant and the deltas, beside the RFC's figures.
+# calls/s per split and variant and the deltas, beside the RFC's figures,
+# and the lowest and highest delta of a single round: a delta is only
+# resolved when the rounds agree on its sign.
 #   make-agent-mix.sh [CALLS] [ROUNDS]
 here=$(cd "$(dirname "$0")" && pwd)
 shim=$here/../lib/libpidspawn-preload.so
@@ -52,6 +54,18 @@ run() {	# variant workers inflight: adds the seconds to t_<variant>_<split>
 	esac || { echo "agent-mix failed ($1, $2x$3): $out" >&2; exit 1; }
 	eval "t=\$t_$1_$2"
 	eval "t_$1_$2=$(echo "$out" | awk -v t="${t:-0}" '{ printf "%.3f", t + $2 }')"
+	eval "round_$1=$(echo "$out" | awk '{ print $2 }')"
+}
+
+# The lowest and highest per-round delta of lib and templates so far:
+# "lib-min lib-max templates-min templates-max".
+round_range() {
+	awk -v g="$round_glibc" -v l="$round_lib" -v t="$round_templates" -v r="$range" 'BEGIN {
+		dl = (g / l - 1) * 100; dt = (g / t - 1) * 100
+		if (split(r, a, " ") < 4) { a[1] = a[2] = dl; a[3] = a[4] = dt }
+		printf "%.2f %.2f %.2f %.2f", (dl < a[1] ? dl : a[1]), (dl > a[2] ? dl : a[2]),
+		       (dt < a[3] ? dt : a[3]), (dt > a[4] ? dt : a[4])
+	}'
 }
 
 # The RFC's calls/s (subprocess, spawn_template) and delta, per split.
@@ -65,21 +79,24 @@ rfc() {
 }
 
 echo "agent-tool mix: $calls calls per run, 16 in flight, $rounds rounds (calls/s; delta to glibc)"
-printf '%-6s %9s %9s %8s %9s %8s   %s\n' split glibc lib delta templates delta \
-	"RFC: subprocess template delta"
+printf '%-6s %9s %9s %8s %9s %8s   %-31s  %s\n' split glibc lib delta templates delta \
+	"RFC: subprocess template delta" "rounds: lib, templates delta"
 for w in 1 2 4 8; do
 	i=$((16 / w))
-	r=0
+	r=0 range=
 	while [ $r -lt "$rounds" ]; do
 		run glibc $w $i
 		run lib $w $i
 		run templates $w $i
+		range=$(round_range)
 		r=$((r + 1))
 	done
 	eval "g=\$t_glibc_$w l=\$t_lib_$w t=\$t_templates_$w"
 	awk -v w=$w -v i=$i -v n=$((calls * rounds)) -v g="$g" -v l="$l" -v t="$t" \
-		-v rfc="$(rfc $w)" 'BEGIN {
-		printf "%dx%-4d %9.2f %9.2f %+7.2f%% %9.2f %+7.2f%%   %s\n", w, i,
-		       n / g, n / l, (g / l - 1) * 100, n / t, (g / t - 1) * 100, rfc
+		-v rfc="$(rfc $w)" -v range="$range" 'BEGIN {
+		split(range, a, " ")
+		printf "%dx%-4d %9.2f %9.2f %+7.2f%% %9.2f %+7.2f%%   %-31s  %+.2f..%+.2f%%, %+.2f..%+.2f%%\n",
+		       w, i, n / g, n / l, (g / l - 1) * 100, n / t, (g / t - 1) * 100, rfc,
+		       a[1], a[2], a[3], a[4]
 	}'
 done
