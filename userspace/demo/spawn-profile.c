@@ -72,37 +72,79 @@ static void spawn_vfork(void)
 		die("vfork+execve");
 }
 
-static void spawn_builder(const char *method)
+/* The builder's per-spawn part: argv, start, reap; @pidfd has its program. */
+static void builder_finish(int pidfd)
 {
 	siginfo_t info;
-	int pidfd;
 
-	pidfd = !strcmp(method, "template") ? pidspawn_template_new(tmpl, 0) :
-		pidspawn_create(0);
-	if (pidfd < 0)
-		die(method);
-	if (!strcmp(method, "builder-fd") && pidspawn_set_exec_fd(pidfd, exec_fd))
-		die("SET_EXEC_FD");
-	if (!strcmp(method, "builder-path") &&
-	    pidspawn_set_exec_path(pidfd, AT_FDCWD, path))
-		die("SET_EXEC_PATH");
 	if (pidspawn_set_argv(pidfd, child_argv) || pidspawn_start(pidfd) <= 0)
-		die(method);
+		die("SET_ARGV, START");
 	if (waitid(P_PIDFD, pidfd, &info, WEXITED) || info.si_status)
 		die("waitid");
 	close(pidfd);
 }
 
-static void spawn(const char *method)
+static int builder_create(void)
 {
-	if (!strcmp(method, "vfork"))
-		spawn_vfork();
-	else
-		spawn_builder(method);
+	int pidfd = pidspawn_create(0);
+
+	if (pidfd < 0)
+		die("pidfd_open(PIDFD_EMPTY)");
+	return pidfd;
+}
+
+static void spawn_builder_fd(void)
+{
+	int pidfd = builder_create();
+
+	if (pidspawn_set_exec_fd(pidfd, exec_fd))
+		die("SET_EXEC_FD");
+	builder_finish(pidfd);
+}
+
+static void spawn_builder_path(void)
+{
+	int pidfd = builder_create();
+
+	if (pidspawn_set_exec_path(pidfd, AT_FDCWD, path))
+		die("SET_EXEC_PATH");
+	builder_finish(pidfd);
+}
+
+static void spawn_template(void)
+{
+	int pidfd = pidspawn_template_new(tmpl, 0);
+
+	if (pidfd < 0)
+		die("NEW_EMPTY");
+	builder_finish(pidfd);
+}
+
+static const struct method {
+	const char *name;
+	void (*spawn)(void);
+} methods[] = {
+	{ "vfork", spawn_vfork },
+	{ "builder-fd", spawn_builder_fd },
+	{ "builder-path", spawn_builder_path },
+	{ "template", spawn_template },
+};
+
+static const struct method *method_named(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (!strcmp(methods[i].name, name))
+			return &methods[i];
+	fprintf(stderr, "spawn-profile: unknown method \"%s\" (vfork, builder-fd, builder-path, template)\n",
+		name);
+	exit(2);
 }
 
 int main(int argc, char **argv)
 {
+	const struct method *method;
 	int n, i, m, builder;
 	long long start;
 
@@ -110,6 +152,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s N PROGRAM method...\n", argv[0]);
 		return 2;
 	}
+	for (m = 3; m < argc; m++)
+		method_named(argv[m]);
 	path = argv[2];
 	exec_fd = open(path, O_PATH | O_CLOEXEC);
 	builder = pidspawn_create(0);
@@ -122,13 +166,14 @@ int main(int argc, char **argv)
 	close(builder);
 
 	for (m = 3; m < argc; m++) {
+		method = method_named(argv[m]);
 		for (i = 0; i < WARMUP_SPAWNS; i++)
-			spawn(argv[m]);
+			method->spawn();
 		kernel_profile(NULL);
 		start = now_ns();
 		for (i = 0; i < n; i++)
-			spawn(argv[m]);
-		printf("== %s: %lld ns per spawn\n", argv[m], (now_ns() - start) / n);
+			method->spawn();
+		printf("== %s: %lld ns per spawn\n", method->name, (now_ns() - start) / n);
 		fflush(stdout);
 		kernel_profile(stdout);
 	}
