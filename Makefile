@@ -80,13 +80,13 @@ sandbox-demo: kernel image userspace
 # (the default) is multi-threaded TCG with 2 vCPUs, timed.
 # The CSV goes to build/bench/$(BENCH_CLOCK)/results.csv with the plots
 # beside it; the run before is kept as results.prev.csv and compared.
-# The wall-clock defaults keep make bench well under 15 minutes (7 min 40 s
-# measured on 2 cores, docs/measurements.md); counted mode takes about 24.
+# The wall-clock defaults keep make bench well under 15 minutes (7 min 34 s
+# measured on 2 cores, docs/measurements.md); counted mode takes about 27.
 BENCH_CLOCK ?= wall
 ifeq ($(BENCH_CLOCK),icount)
 BENCH_ARGS ?= -n 1000 -r 2 -s small
 BENCH_LARGE_ARGS ?= -n 200 -s 10-fds,8-actions,1g,100k-fds \
-	-m vfork,posix_spawn-glibc,posix_spawn-lib,builder-path,builder-fd,template,template-nocache,floor
+	-m vfork,posix_spawn-glibc,posix_spawn-lib,builder-path,builder-fd,template,template-nocache,floor,vfork-pidfd
 BENCH_GUEST_OPTS := --icount --smp 1
 MAKE_BENCH_ARGS ?= 300 2
 CLIENT_BENCH_ARGS ?= 300 2

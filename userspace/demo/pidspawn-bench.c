@@ -8,7 +8,9 @@
  * fd, a spawn template (also with the kernel's ELF cache switched off,
  * where its debugfs switch is), and the floor: clone(CLONE_VM|CLONE_VFORK|
  * CLONE_FILES|CLONE_FS) + execveat() of a pre-opened fd, the least a
- * userspace spawn can do. Children: a static program with no libc that
+ * userspace spawn can do, and vfork+execve with a pidfd (clone() with
+ * CLONE_PIDFD, reaped by waitid(P_PIDFD)), the least a spawn that returns
+ * a pidfd can do. Children: a static program with no libc that
  * exits at once (copied to /var/tmp, on the root filesystem as /bin/true
  * is), and Debian's dynamic /bin/true. Parent shapes
  * (scenarios): small; 256 MiB and 1 GiB of touched anonymous memory; 10,
@@ -22,7 +24,9 @@
  * reaped) and of the parent, and, from a separate traced pass, the system
  * calls the parent and the child before its execve() make (the pristine
  * child makes none: its steps run in the kernel).
- * Last, memory per template: the slab growth over 1000 templates.
+ * Before the spawns, the cost of one system call by itself (getppid()),
+ * to weigh the methods' different numbers of calls; last, memory per
+ * template: the slab growth over 1000 templates.
  *
  * Under QEMU's instruction counter (make bench BENCH_CLOCK=icount) the
  * guest's clock advances 1 ns per instruction: times are then instruction
@@ -271,6 +275,9 @@ static int m_template(struct child *c)
 	return builder_finish(pidfd);
 }
 
+/* The clone() children's stack: the parent waits until they execute. */
+static char vfork_stack[64 << 10] __attribute__((aligned(16)));
+
 static int floor_child(void *arg)
 {
 	struct child *c = arg;
@@ -281,15 +288,39 @@ static int floor_child(void *arg)
 
 static int m_floor(struct child *c)
 {
-	static char stack[64 << 10] __attribute__((aligned(16)));
 	pid_t pid;
 
-	pid = clone(floor_child, stack + sizeof(stack),
+	pid = clone(floor_child, vfork_stack + sizeof(vfork_stack),
 		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_FS | SIGCHLD, c);
 	if (pid < 0)
 		return -1;
 	mark(PH_START);
 	return reap(pid);
+}
+
+static int vfork_pidfd_child(void *arg)
+{
+	struct child *c = arg;
+
+	child_actions();
+	execve(c->path, child_argv, child_envp);
+	_exit(127);
+}
+
+/*
+ * vfork+execve that returns a pidfd and is reaped through it, as glibc
+ * 2.39's pidfd_spawn() spawns (there with clone3()): what any spawn that
+ * gives its caller a pidfd pays beyond vfork+execve.
+ */
+static int m_vfork_pidfd(struct child *c)
+{
+	int pidfd = -1;
+
+	if (clone(vfork_pidfd_child, vfork_stack + sizeof(vfork_stack),
+		  CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, c, &pidfd) < 0)
+		return -1;
+	mark(PH_START);
+	return reap_pidfd(pidfd);
 }
 
 static const struct method {
@@ -309,6 +340,7 @@ static const struct method {
 	{ .name = "template-nocache", .spawn = m_template, .template = true, .elf_cache_off = true },
 	/* It shares the fd table until execve(): actions would be the parent's. */
 	{ .name = "floor", .spawn = m_floor, .no_actions = true },
+	{ .name = "vfork-pidfd", .spawn = m_vfork_pidfd },
 };
 
 #define NR_METHODS	(sizeof(methods) / sizeof(methods[0]))
@@ -764,6 +796,18 @@ static void template_memory(struct child *c)
 	       c->name, (after - before) * 1024 / n, n);
 }
 
+/* One system call's entry and exit: getppid(), which does next to nothing. */
+static double syscall_ns(void)
+{
+	const int calls = 10000;
+	double start = now_us();
+	int i;
+
+	for (i = 0; i < calls; i++)
+		syscall(SYS_getppid);
+	return (now_us() - start) * 1e3 / calls;
+}
+
 /* Copy @from into a new folder @dir (a mkdtemp() template) as @to. */
 static int copy_child(const char *from, char *dir, char *to, size_t size)
 {
@@ -905,6 +949,7 @@ int main(int argc, char **argv)
 	}
 	printf("%d spawns per method and case; \"vs vfork\": vfork+execve's time over the method's\n",
 	       spawns / ROUNDS * ROUNDS);
+	printf("a system call (getppid()): %.0f ns, clock %s\n", syscall_ns(), clock_name);
 	for (s = 0; s < NR_SCENARIOS; s++) {
 		if (!selected(scenario_list, scenarios[s]))
 			continue;
