@@ -137,6 +137,14 @@ static int reap_pidfd(int pidfd)
 	return !ret && info.si_code == CLD_EXITED && info.si_status == 0 ? 0 : -1;
 }
 
+/* The child of fork, vfork and vfork-pidfd: its actions, then execve(). */
+static __attribute__((noreturn)) void exec_child(struct child *c)
+{
+	child_actions();
+	execve(c->path, child_argv, child_envp);
+	_exit(127);
+}
+
 /* The child runs in this frame until execve(), as vfork() requires. */
 static int fork_exec(struct child *c, bool use_vfork)
 {
@@ -144,11 +152,8 @@ static int fork_exec(struct child *c, bool use_vfork)
 
 	if (pid < 0)
 		return -1;
-	if (!pid) {
-		child_actions();
-		execve(c->path, child_argv, child_envp);
-		_exit(127);
-	}
+	if (!pid)
+		exec_child(c);
 	mark(PH_START);
 	return reap(pid);
 }
@@ -300,11 +305,7 @@ static int m_floor(struct child *c)
 
 static int vfork_pidfd_child(void *arg)
 {
-	struct child *c = arg;
-
-	child_actions();
-	execve(c->path, child_argv, child_envp);
-	_exit(127);
+	exec_child(arg);
 }
 
 /*
