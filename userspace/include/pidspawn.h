@@ -207,6 +207,19 @@ int pidspawn_template_fd(const struct pidspawn_template *tmpl);
 void pidspawn_template_free(struct pidspawn_template *tmpl);
 
 /*
+ * A builder from a template, for callers that configure the child
+ * themselves: a new empty pidfd with the executable of @tmpl's template
+ * (made again when stale), or with @tmpl NULL with that of the template
+ * cache's for the absolute @path, counted as one spawn of it (the cache
+ * on: PIDSPAWN_TEMPLATES=1 or @flags POSIX_SPAWN_TEMPLATE_NP).  -1 with
+ * errno ENOENT when there is none now (EINVAL for bad arguments): build
+ * by path then.  The pidfd takes every builder command but those of the
+ * executable; a START from it that fails may be made again by path.
+ */
+int pidspawn_template_builder(struct pidspawn_template *tmpl,
+			      const char *path, unsigned int flags);
+
+/*
  * A libpidspawn attribute flag: this spawn may use the template cache,
  * as PIDSPAWN_TEMPLATES=1 lets every spawn of the process.  glibc's
  * posix_spawnattr_setflags() refuses it with EINVAL.

@@ -427,3 +427,28 @@ void pidspawn_template_free(struct pidspawn_template *tmpl)
 	free(tmpl->path);
 	free(tmpl);
 }
+
+/*
+ * The object's or the cache's next empty pidfd for a caller's own
+ * builder: template_empty() as a spawn of @path without file actions or
+ * attributes (but POSIX_SPAWN_TEMPLATE_NP) would ask it.
+ */
+int pidspawn_template_builder(struct pidspawn_template *tmpl,
+			      const char *path, unsigned int flags)
+{
+	posix_spawnattr_t attr = { .__flags = POSIX_SPAWN_TEMPLATE_NP };
+	struct spawn s = { .name = "pidspawn_template_builder", .tmpl = tmpl,
+			   .attr = flags ? &attr : NULL };
+	int fd;
+
+	if ((flags & ~POSIX_SPAWN_TEMPLATE_NP) ||
+	    (!tmpl && (!path || path[0] != '/'))) {
+		errno = EINVAL;
+		return -1;
+	}
+	s.file = tmpl ? tmpl->path : path;
+	fd = pidspawn_backend() == PIDSPAWN_NATIVE ? template_empty(&s) : -1;
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
