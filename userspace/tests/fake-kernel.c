@@ -14,6 +14,11 @@
  * pthread_atfork(), so that the caller's own fork handlers may close
  * emulated fds in the child.
  *
+ * The failure messages follow the kernel's for the steps fork_exec() of
+ * the Python module tells apart ("START: action N, ...", "START: execve
+ * of ...", "START: setpgid to N: ..."); the umask, the groups and the
+ * real, effective and saved ids are set in the contract's order.
+ *
  * Spawn templates are emulated too (PIDSPAWN_FAKE_NO_TEMPLATES=1: answered
  * EOPNOTSUPP, as a kernel without them): MAKE_TEMPLATE takes an absolute
  * path or an fd and an ELF file (ENOEXEC otherwise); NEW_EMPTY checks the
@@ -67,11 +72,14 @@ struct empty {
 	char **argv, **envp;
 	char **search;		/* SET_EXEC_SEARCH, instead of exec_fd */
 	int has_mask, has_def, setsid, setpgid, pgid, resetids, has_sched;
+	int has_umask, umask, has_groups, ngroups, has_resuid, has_resgid;
+	gid_t *groups;
+	struct pidfd_resid resuid, resgid;
 	struct sched_attr sched;
 	unsigned long mask, def;
 	struct act *acts;
 	int nacts;
-	char msg[256];
+	char msg[512];
 	/* templates */
 	char key[4096];		/* SET_EXEC_PATH's path, absolute or not */
 	int by_path, is_tmpl, refs, from_tmpl;
@@ -152,6 +160,7 @@ static void drop(int fd)
 		real_close(e->cwd_fd);
 	if (e->cgroup_fd >= 0)
 		real_close(e->cgroup_fd);
+	free(e->groups);
 	free(e);
 }
 
@@ -166,46 +175,53 @@ static void child_close(int fd)
 		real_close(fd);
 }
 
-/* The steps at START, in the contract's order; returns errno and a step. */
-static int child_steps(struct empty *e, const char **step)
+/*
+ * The steps at START, in the contract's order; returns errno and, in
+ * what, the kernel's message for the step but its error.
+ */
+#define WHAT(...) snprintf(what, WHAT_SIZE, __VA_ARGS__)
+#define WHAT_SIZE 256
+static int child_steps(struct empty *e, char *what)
 {
 	int fd, fl;
 
 	/* The kernel creates the child there; joining first is as good. */
-	*step = "cgroup";
+	WHAT("cgroup");
 	if (e->cgroup_fd >= 0) {
 		fd = openat(e->cgroup_fd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
 		if (fd < 0 || write(fd, "0", 1) != 1)
 			return errno;
 		real_close(fd);
 	}
-	*step = "sigdefault";
+	WHAT("sigdefault");
 	for (int sig = 1; e->has_def && sig <= 64; sig++)
 		if (e->def >> (sig - 1) & 1 && sig != SIGKILL && sig != SIGSTOP)
 			signal(sig, SIG_DFL);
-	*step = "scheduler";
+	WHAT("setting the scheduler");
 	if (e->has_sched && syscall(SYS_sched_setattr, 0, &e->sched, 0))
 		return errno;
-	*step = "setsid";
+	WHAT("setsid");
 	if (e->setsid && setsid() < 0)
 		return errno;
-	*step = "setpgid";
+	WHAT("setpgid to %d", e->pgid);
 	if (e->setpgid && setpgid(0, e->pgid))
 		return errno;
-	*step = "resetids";
+	WHAT("resetting the effective ids");
 	if (e->resetids && (setresuid(-1, getuid(), -1) ||
 			    setresgid(-1, getgid(), -1)))
 		return errno;
+	if (e->has_umask)
+		umask(e->umask);
 	if (!e->inherit)
 		for (fd = 3; fd < INTERNAL_FD; fd++)
 			real_close(fd);
-	*step = "cwd";
+	WHAT("changing to the working directory");
 	if (e->cwd_fd >= 0 && fchdir(e->cwd_fd))
 		return errno;
 	for (int i = 0; i < e->nacts; i++) {
 		struct act *a = &e->acts[i];
 
-		*step = "action";
+		WHAT("action %d, %.150s", i, a->path ? a->path : "");
 		switch (a->cmd) {
 		case PIDFD_CONFIG_ACT_DUP2:
 			if (is_internal(a->fd) || fcntl(a->fd, F_GETFD) < 0)
@@ -270,8 +286,22 @@ static int child_steps(struct empty *e, const char **step)
 		}
 		}
 	}
+	/* The identity: groups, gids, uids, each as its system call. */
+	WHAT("setgroups()");
+	if (e->has_groups && syscall(SYS_setgroups, e->ngroups, e->groups))
+		return errno;
+	WHAT("setresgid(%d, %d, %d)", (int)e->resgid.real,
+	     (int)e->resgid.effective, (int)e->resgid.saved);
+	if (e->has_resgid && syscall(SYS_setresgid, e->resgid.real,
+				     e->resgid.effective, e->resgid.saved))
+		return errno;
+	WHAT("setresuid(%d, %d, %d)", (int)e->resuid.real,
+	     (int)e->resuid.effective, (int)e->resuid.saved);
+	if (e->has_resuid && syscall(SYS_setresuid, e->resuid.real,
+				     e->resuid.effective, e->resuid.saved))
+		return errno;
 	/* The kernel looks the template's path up again before the exec. */
-	*step = "exec";
+	WHAT("opening \"%.150s\" to execute it", e->key);
 	if (e->from_tmpl) {
 		struct stat st;
 
@@ -280,34 +310,42 @@ static int child_steps(struct empty *e, const char **step)
 		if (st.st_dev != e->tdev || st.st_ino != e->tino)
 			return ESTALE;
 	}
-	*step = "sigmask";
+	WHAT("sigmask");
 	if (e->has_mask)
 		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &e->mask, NULL, 8);
 	/* By path: a script's interpreter could not open a close-on-exec fd. */
-	*step = "exec";
 	char *none[] = { NULL };
 	if (!e->search) {
+		WHAT("execve of \"%.150s\"", e->exec_path);
 		execve(e->exec_path, e->argv ? e->argv : none,
 		       e->envp ? e->envp : none);
 		return errno;
 	}
-	/* As execvp() goes through PATH. */
-	int eacces = 0;
-	for (char **p = e->search; *p; p++) {
-		execve(*p, e->argv ? e->argv : none, e->envp ? e->envp : none);
+	/* As execvp() goes through PATH; the kernel's message. */
+	int eacces = 0, n = 0, i;
+	while (e->search[n])
+		n++;
+	for (i = 0; i < n; i++) {
+		execve(e->search[i], e->argv ? e->argv : none,
+		       e->envp ? e->envp : none);
 		if (errno != EACCES && errno != ENOENT && errno != ESTALE &&
 		    errno != ENOTDIR && errno != ENODEV && errno != ETIMEDOUT)
-			return errno;
+			break;
 		eacces |= errno == EACCES;
 	}
-	return eacces ? EACCES : errno;
+	fl = eacces && i == n ? EACCES : errno;
+	if (n == 1)
+		WHAT("execve of \"%.150s\"", e->search[0]);
+	else
+		WHAT("execve of %d of %d paths, the last \"%.150s\"",
+		     i + 1 < n ? i + 1 : n, n, e->search[i < n ? i : n - 1]);
+	return fl;
 }
 
 static long start(int pidfd, struct empty *e)
 {
 	int pipefd[2], err = 0, st, pfd;
-	const char *step = "?";
-	struct { int err; char step[32]; } rep = { 0 };
+	struct { int err; char what[WHAT_SIZE]; } rep = { 0 };
 	pid_t pid;
 
 	if (e->exec_fd < 0 && !e->search)
@@ -342,8 +380,7 @@ static long start(int pidfd, struct empty *e)
 				e->acts[i].fd = fcntl(e->acts[i].fd, F_DUPFD_CLOEXEC,
 						      INTERNAL_FD + 40 + i);
 		setrlimit(RLIMIT_NOFILE, &nofile);
-		rep.err = child_steps(e, &step);
-		snprintf(rep.step, sizeof(rep.step), "%s", step);
+		rep.err = child_steps(e, rep.what);
 		if (write(w, &rep, sizeof(rep)) < 0)
 			_exit(126);
 		_exit(127);
@@ -358,7 +395,7 @@ static long start(int pidfd, struct empty *e)
 		waitpid(pid, &st, 0);
 		real_close(pipefd[0]);
 		e->state = 2;
-		snprintf(e->msg, sizeof(e->msg), "e %s: %s\n", rep.step,
+		snprintf(e->msg, sizeof(e->msg), "e START: %s: %s\n", rep.what,
 			 strerror(rep.err));
 		return fail(rep.err);
 	}
@@ -408,6 +445,21 @@ static int new_pidfd(struct empty *e, int flags)
 	return fd;
 }
 
+/*
+ * Where the emulated template keeps its executable open, which the kernel
+ * holds without an fd: among the library's template fds (above 7/8 of
+ * RLIMIT_NOFILE, at most 1024), not in the program's range.
+ */
+static int high_fd(void)
+{
+	struct rlimit rl;
+	rlim_t lim = getrlimit(RLIMIT_NOFILE, &rl) ? 0 : rl.rlim_cur;
+
+	if (lim > 1024)
+		lim = 1024;
+	return (int)(lim - lim / 16);
+}
+
 static long make_template(struct empty *e, int aux)
 {
 	struct empty *t;
@@ -431,7 +483,7 @@ static long make_template(struct empty *e, int aux)
 	t->acts = NULL;
 	t->nacts = 0;
 	t->cwd_fd = t->cgroup_fd = -1;
-	t->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, 3);
+	t->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, high_fd());
 	fstat(t->exec_fd, &st);
 	t->tdev = st.st_dev;
 	t->tino = st.st_ino;
@@ -488,6 +540,8 @@ static long config(int fd, unsigned int cmd, const char *key,
 		[PIDFD_CONFIG_ACT_OPEN] = sizeof(struct pidfd_open_action),
 		[PIDFD_CONFIG_ACT_CLOSE_RANGE] = sizeof(struct pidfd_fd_range),
 		[PIDFD_CONFIG_SET_SCHEDULER] = sizeof(struct sched_attr),
+		[PIDFD_CONFIG_SET_RESUID] = sizeof(struct pidfd_resid),
+		[PIDFD_CONFIG_SET_RESGID] = sizeof(struct pidfd_resid),
 	};
 	struct pidfd_fd_pair pair = { 0 };
 	struct act a = { .cmd = cmd };
@@ -496,8 +550,12 @@ static long config(int fd, unsigned int cmd, const char *key,
 	if (!e)
 		return fail(fd >= 0 && fd < MAXFD && fcntl(fd, F_GETFD) >= 0 ?
 			    EINVAL : EBADF);
-	if (cmd > PIDFD_CONFIG_NEW_EMPTY ||
-	    (cmd >= PIDFD_CONFIG_MAKE_TEMPLATE && no_templates()))
+	/* Of the later commands, those the Python module sends. */
+	if ((cmd > PIDFD_CONFIG_NEW_EMPTY && cmd != PIDFD_CONFIG_SET_UMASK &&
+	     cmd != PIDFD_CONFIG_SET_GROUPS && cmd != PIDFD_CONFIG_SET_RESUID &&
+	     cmd != PIDFD_CONFIG_SET_RESGID) ||
+	    ((cmd == PIDFD_CONFIG_MAKE_TEMPLATE ||
+	      cmd == PIDFD_CONFIG_NEW_EMPTY) && no_templates()))
 		return fail(EOPNOTSUPP);
 	if (e->is_tmpl)
 		return template_cmd(e, cmd, key, value, aux);
@@ -531,8 +589,12 @@ static long config(int fd, unsigned int cmd, const char *key,
 	case PIDFD_CONFIG_SET_EXEC_FD: case PIDFD_CONFIG_ACT_CLOSE:
 	case PIDFD_CONFIG_ACT_FCHDIR: case PIDFD_CONFIG_SETPGID:
 	case PIDFD_CONFIG_ACT_TCSETPGRP:
-	case PIDFD_CONFIG_SET_CGROUP:
+	case PIDFD_CONFIG_SET_CGROUP: case PIDFD_CONFIG_SET_UMASK:
 		takes_aux = 1;
+		break;
+	case PIDFD_CONFIG_SET_GROUPS: case PIDFD_CONFIG_SET_RESUID:
+	case PIDFD_CONFIG_SET_RESGID:
+		takes_value = takes_aux = 1;
 		break;
 	}
 	if ((key && !takes_key) || (value && !takes_value) || (aux && !takes_aux))
@@ -626,6 +688,31 @@ static long config(int fd, unsigned int cmd, const char *key,
 			real_close(e->cgroup_fd);
 		e->cgroup_fd = fcntl(aux, F_DUPFD_CLOEXEC, 3);
 		return e->cgroup_fd < 0 ? -1 : 0;
+	case PIDFD_CONFIG_SET_UMASK:
+		/* Other bits fail, where umask() would drop them. */
+		if (aux & ~0777)
+			return fail(EINVAL);
+		e->has_umask = 1;
+		e->umask = aux;
+		return 0;
+	case PIDFD_CONFIG_SET_GROUPS:
+		if (aux < 0 || aux > 65536 || (aux && !value))
+			return fail(EINVAL);
+		free(e->groups);
+		e->groups = calloc(aux ? aux : 1, sizeof(gid_t));
+		if (aux)
+			memcpy(e->groups, value, aux * sizeof(gid_t));
+		e->ngroups = aux;
+		e->has_groups = 1;
+		return 0;
+	case PIDFD_CONFIG_SET_RESUID:
+	case PIDFD_CONFIG_SET_RESGID:
+		if (((const struct pidfd_resid *)value)->__reserved)
+			return fail(EINVAL);
+		*(cmd == PIDFD_CONFIG_SET_RESUID ? &e->resuid : &e->resgid) =
+			*(const struct pidfd_resid *)value;
+		*(cmd == PIDFD_CONFIG_SET_RESUID ? &e->has_resuid : &e->has_resgid) = 1;
+		return 0;
 	case PIDFD_CONFIG_START:
 		return start(fd, e);
 	}
