@@ -10,6 +10,8 @@ packages=(
 	xz-utils git ccache perl python3 rsync
 	# kselftests (clone3 links libcap) and the userspace library
 	libc6-dev libcap-dev pkg-config
+	# the Python module (userspace/python) and its host suites
+	python3-dev libpython3.11-testsuite
 	# guest
 	qemu-system-x86 debootstrap e2fsprogs
 	# docs: render the man pages; make bench: plots
