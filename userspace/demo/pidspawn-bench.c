@@ -348,8 +348,10 @@ static const struct method {
 #define VFORK		1
 
 /*
- * The kernel's switch of the templates' ELF cache (debugfs, the cache
- * patch), for template-nocache: what the cache saves, side by side.
+ * The kernel's switch of the templates' ELF cache (debugfs, in
+ * docs/bench/spawn-profile.patch, a measurement aid outside the series),
+ * for template-nocache: what the cache saves, side by side. Without it
+ * that method is skipped.
  */
 #define ELF_CACHE_SWITCH	"/sys/kernel/debug/elf_exec_cache"
 

@@ -68,6 +68,7 @@ struct act {
 struct empty {
 	int state;		/* 0 configuring, 1 started, 2 failed */
 	int exec_fd, cwd_fd, cgroup_fd, inherit;
+	char *cwd_path;		/* SET_CWD's path: looked up by the child */
 	char exec_path[4096];	/* what exec_fd is, for scripts */
 	char **argv, **envp;
 	char **search;		/* SET_EXEC_SEARCH, instead of exec_fd */
@@ -158,6 +159,7 @@ static void drop(int fd)
 		real_close(e->exec_fd);
 	if (e->cwd_fd >= 0)
 		real_close(e->cwd_fd);
+	free(e->cwd_path);
 	if (e->cgroup_fd >= 0)
 		real_close(e->cgroup_fd);
 	free(e->groups);
@@ -217,6 +219,8 @@ static int child_steps(struct empty *e, char *what)
 			real_close(fd);
 	WHAT("changing to the working directory");
 	if (e->cwd_fd >= 0 && fchdir(e->cwd_fd))
+		return errno;
+	if (e->cwd_path && chdir(e->cwd_path))
 		return errno;
 	for (int i = 0; i < e->nacts; i++) {
 		struct act *a = &e->acts[i];
@@ -483,6 +487,10 @@ static long make_template(struct empty *e, int aux)
 	t->acts = NULL;
 	t->nacts = 0;
 	t->cwd_fd = t->cgroup_fd = -1;
+	t->cwd_path = NULL;
+	/* Its processes take nothing but the executable from it here. */
+	t->groups = NULL;
+	t->has_groups = 0;
 	t->exec_fd = fcntl(e->exec_fd, F_DUPFD_CLOEXEC, high_fd());
 	fstat(t->exec_fd, &st);
 	t->tdev = st.st_dev;
@@ -652,9 +660,23 @@ static long config(int fd, unsigned int cmd, const char *key,
 		e->envp = copy_vec(value);
 		return 0;
 	case PIDFD_CONFIG_SET_CWD:
-		e->cwd_fd = openat(aux, key ? key : ".", O_PATH | O_DIRECTORY |
-				   O_CLOEXEC);
-		return e->cwd_fd < 0 ? -1 : 0;
+		/*
+		 * A descriptor is taken now; a path is the child's chdir(),
+		 * from the descriptor it is relative to.
+		 */
+		if (e->cwd_fd >= 0)
+			real_close(e->cwd_fd);
+		free(e->cwd_path);
+		e->cwd_path = NULL;
+		e->cwd_fd = -1;
+		if (!key || (key[0] != '/' && aux != AT_FDCWD)) {
+			e->cwd_fd = openat(aux, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+			if (e->cwd_fd < 0)
+				return -1;
+		}
+		if (key)
+			e->cwd_path = strdup(key);
+		return 0;
 	case PIDFD_CONFIG_INHERIT_FDS:
 		e->inherit = 1;
 		return 0;
