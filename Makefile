@@ -10,6 +10,7 @@
 #                  (debug kernel by default)
 #   make soak      a million spawns, then leftover, fd and slab checks
 #   make check KCONFIG=debug   the same on the KASAN/lockdep/kmemleak kernel
+#   make check-config-off      the series built with its Kconfig options off
 #   make kernel-tree / make kernel-patches   the kernel development loop
 
 PIDSPAWN_CACHE ?= $(HOME)/.cache/pidspawn
@@ -27,7 +28,7 @@ export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
 .PHONY: all deps kernel image userspace run sandbox-demo sandbox-bench shell bench fuzz stress soak check check-debug \
-	kernel-tree kernel-patches series-check fresh-check clean
+	check-config-off kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
 
@@ -181,6 +182,12 @@ check: kernel image userspace
 
 check-debug:
 	@$(MAKE) check KCONFIG=debug
+
+# The series applied with CONFIG_PIDFD_CONFIG (and templates) off: another
+# kernel build; the stock kselftests and the suites marked "off" in
+# userspace/tests.list (the library falls back).
+check-config-off:
+	@$(MAKE) check KCONFIG=off
 
 # The kernel development loop: a git tree with the series as commits.
 kernel-tree: deps

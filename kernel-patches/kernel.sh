@@ -34,11 +34,11 @@ series() {
 
 fragments() {
 	echo "$here/config/pidspawn.config"
-	if [ "$kconfig" = debug ]; then
-		echo "$here/config/debug.config"
-	elif [ "$kconfig" != default ]; then
-		die "unknown KCONFIG=$kconfig (default or debug)"
-	fi
+	case $kconfig in
+	default) ;;
+	debug|off) echo "$here/config/$kconfig.config" ;;
+	*) die "unknown KCONFIG=$kconfig (default, debug or off)" ;;
+	esac
 }
 
 source_version() {
@@ -98,17 +98,27 @@ config_hash() {
 }
 
 # Every line of the fragments must be in the final .config: an option that
-# olddefconfig silently drops is a hole in the tests.
+# olddefconfig silently drops is a hole in the tests. A later fragment
+# overrides an earlier one (off.config turns the series' options off).
 check_config() {
-	local frag line name missing=0
-	for frag in $(fragments); do
+	local frag line name missing=0 later i
+	local -a frags
+	mapfile -t frags < <(fragments)
+	for i in "${!frags[@]}"; do
+		frag=${frags[$i]}
 		while IFS= read -r line; do
 			case "$line" in
 			CONFIG_*=*) name=${line%%=*} ;;
 			"# CONFIG_"*" is not set") name=${line#\# }; name=${name%% *} ;;
 			*) continue ;;
 			esac
-			if ! grep -qxF -- "$line" "$kbuild/.config"; then
+			for later in "${frags[@]:$((i + 1))}"; do
+				grep -qE "^$name=|^# $name is not set" "$later" && continue 2
+			done
+			# Off is off whether said or, for an option whose
+			# dependencies are off, left out.
+			if ! grep -qxF -- "$line" "$kbuild/.config" &&
+			   { [ "${line#\#}" = "$line" ] || grep -qE "^$name=" "$kbuild/.config"; }; then
 				printf 'kernel: %s: %s did not survive olddefconfig (now: %s)\n' \
 					"$(basename "$frag")" "$line" \
 					"$(grep -E "^$name=|^# $name is not set" "$kbuild/.config" || echo unset)" >&2

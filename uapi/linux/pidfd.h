@@ -91,10 +91,10 @@ struct pidfd_fd_pair {
 	__s32 fd;
 	__s32 newfd;
 	__u32 flags;
+	__u32 __reserved;	/* must be 0 */
 };
 
-#define PIDFD_FD_PAIR_SIZE_VER0		8	/* sizeof first published struct */
-#define PIDFD_FD_PAIR_SIZE_VER1		12	/* add flags */
+#define PIDFD_FD_PAIR_SIZE_VER0		16	/* sizeof first published struct */
 
 /*
  * ACT_DUP2 with @fd == @newfd: clear the descriptor's close-on-exec flag,
@@ -107,9 +107,10 @@ struct pidfd_fd_range {
 	__u32 first;
 	__u32 last;
 	__u32 flags;
+	__u32 __reserved;	/* must be 0 */
 };
 
-#define PIDFD_FD_RANGE_SIZE_VER0	12	/* sizeof first published struct */
+#define PIDFD_FD_RANGE_SIZE_VER0	16	/* sizeof first published struct */
 
 /*
  * ACT_OPEN: the path opened as openat2(AT_FDCWD, path, how) in the child

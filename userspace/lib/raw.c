@@ -74,11 +74,7 @@ int pidspawn_inherit_fds(int pidfd)
 	return pidspawn_config(pidfd, PIDFD_CONFIG_INHERIT_FDS, NULL, NULL, 0);
 }
 
-/*
- * The commands that take a structure take its size in aux.  Ours has
- * flags (PIDFD_FD_PAIR_SIZE_VER1); a kernel with the 8-byte pair takes it
- * while they are 0.
- */
+/* The commands that take a structure take its size in aux. */
 static int act_pair(int pidfd, unsigned int cmd, int fd, int newfd,
 		    unsigned int flags)
 {

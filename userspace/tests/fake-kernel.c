@@ -543,8 +543,8 @@ static long config(int fd, unsigned int cmd, const char *key,
 {
 	struct empty *e = fd >= 0 && fd < MAXFD ? table[fd] : NULL;
 	static const unsigned int struct_size[] = {
-		[PIDFD_CONFIG_ACT_DUP2] = PIDFD_FD_PAIR_SIZE_VER1,
-		[PIDFD_CONFIG_ACT_GIVE_FD] = PIDFD_FD_PAIR_SIZE_VER1,
+		[PIDFD_CONFIG_ACT_DUP2] = sizeof(struct pidfd_fd_pair),
+		[PIDFD_CONFIG_ACT_GIVE_FD] = sizeof(struct pidfd_fd_pair),
 		[PIDFD_CONFIG_ACT_OPEN] = sizeof(struct pidfd_open_action),
 		[PIDFD_CONFIG_ACT_CLOSE_RANGE] = sizeof(struct pidfd_fd_range),
 		[PIDFD_CONFIG_SET_SCHEDULER] = sizeof(struct sched_attr),
@@ -607,14 +607,9 @@ static long config(int fd, unsigned int cmd, const char *key,
 	}
 	if ((key && !takes_key) || (value && !takes_value) || (aux && !takes_aux))
 		return fail(EINVAL);
-	/*
-	 * Sized structures: the library sends the size of its header's; the
-	 * pair's first version, without flags, is taken too.
-	 */
+	/* Sized structures: the library sends the size of its header's. */
 	if (cmd < sizeof(struct_size) / sizeof(struct_size[0]) &&
-	    struct_size[cmd] && (!value || (aux != (int)struct_size[cmd] &&
-	    !(struct_size[cmd] == PIDFD_FD_PAIR_SIZE_VER1 &&
-	      aux == PIDFD_FD_PAIR_SIZE_VER0))))
+	    struct_size[cmd] && (!value || aux != (int)struct_size[cmd]))
 		return fail(EINVAL);
 	switch (cmd) {
 	case PIDFD_CONFIG_MAKE_TEMPLATE:
@@ -743,8 +738,8 @@ static long config(int fd, unsigned int cmd, const char *key,
 	if (cmd == PIDFD_CONFIG_ACT_DUP2 || cmd == PIDFD_CONFIG_ACT_GIVE_FD) {
 		memcpy(&pair, value, aux);
 		/* DUP2 knows PIDFD_FD_CLEAR_CLOEXEC, GIVE_FD no flag. */
-		if (pair.flags & ~(cmd == PIDFD_CONFIG_ACT_DUP2 ?
-				   PIDFD_FD_CLEAR_CLOEXEC : 0))
+		if (pair.__reserved || pair.flags & ~(cmd == PIDFD_CONFIG_ACT_DUP2 ?
+						      PIDFD_FD_CLEAR_CLOEXEC : 0))
 			return fail(EINVAL);
 		a.fd = pair.fd;
 		a.newfd = pair.newfd;
@@ -752,6 +747,8 @@ static long config(int fd, unsigned int cmd, const char *key,
 	} else if (cmd == PIDFD_CONFIG_ACT_CLOSE_RANGE) {
 		const struct pidfd_fd_range *r = value;
 
+		if (r->__reserved)
+			return fail(EINVAL);
 		a.fd = r->first;
 		a.newfd = r->last == ~0U ? -1 : (int)r->last;
 		a.aux = r->flags;

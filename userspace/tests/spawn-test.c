@@ -1596,10 +1596,10 @@ static int t_builder_close_dup2(void)
 {
 	char *argv[] = { "spawn-probe", out, NULL };
 	/* <linux/pidfd.h>'s struct pidfd_fd_pair. */
-	struct fd_pair { int fd, newfd; unsigned int flags; } pair;
+	struct fd_pair { int fd, newfd; unsigned int flags, reserved; } pair;
 	int keep = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int clear = open("/dev/zero", O_RDONLY | O_CLOEXEC);
-	int fd = pidspawn_create(0), st, e1, e2, e3, e4, e5;
+	int fd = pidspawn_create(0), st, e1, e2, e3, e4, e5, e6, e7;
 	pid_t pid;
 
 	NEED_NATIVE();
@@ -1625,9 +1625,12 @@ static int t_builder_close_dup2(void)
 	pair = (struct fd_pair){ .fd = keep, .newfd = 5, .flags = 1 };
 	e5 = pidspawn_config(fd, 10 /* ACT_GIVE_FD */, NULL, &pair,
 			     sizeof(pair)) ? errno : 0;
-	/* The first version of the pair, 8 bytes, has no flags. */
-	pair = (struct fd_pair){ .fd = 0, .newfd = 0, .flags = 1 };
-	CHECK_EQ(pidspawn_config(fd, 6 /* ACT_DUP2 */, NULL, &pair, 8), 0);
+	/* The pair has one size, and its reserved field must be 0. */
+	pair = (struct fd_pair){ .fd = 0, .newfd = 0 };
+	e6 = pidspawn_config(fd, 6 /* ACT_DUP2 */, NULL, &pair, 12) ? errno : 0;
+	pair.reserved = 1;
+	e7 = pidspawn_config(fd, 6 /* ACT_DUP2 */, NULL, &pair,
+			     sizeof(pair)) ? errno : 0;
 	pid = pidspawn_start(fd);
 	st = -1;
 	if (pid > 0)
@@ -1642,6 +1645,8 @@ static int t_builder_close_dup2(void)
 	CHECK_EQ(e3, 0);
 	CHECK_EQ(e4, EINVAL);
 	CHECK_EQ(e5, EINVAL);
+	CHECK_EQ(e6, EINVAL);
+	CHECK_EQ(e7, EINVAL);
 	read_report();
 	CHECK_EQ(has_fd(keep), 0);
 	CHECK_EQ(has_fd(clear), 1);
