@@ -24,8 +24,9 @@
  * not understood) the call is made again by the stock fork_exec(), which
  * then reports as it always does.  Everything the builder cannot express
  * exactly goes to the stock fork_exec() from the start: preexec_fn, a
- * subinterpreter, a kernel without pidfd_config(), c2pwrite 0 or errwrite
- * 0 or 1 (its child moves them out of the way with dup()), a gid or uid
+ * subinterpreter, a kernel without pidfd_config(), a c2pwrite of 0 or an
+ * errwrite of 0 or 1 that cannot be moved out of the way first (see
+ * move_std_fds(): no free descriptor), a gid or uid
  * that only setresgid()/setresuid() would accept, arguments it would not
  * convert or that the kernel refuses when configured.  PIDSPAWN_TRACE
  * counts each call as libpidspawn counts its spawns.
@@ -95,6 +96,8 @@ typedef struct {
     int child_umask;
     int *keep;                  /* fds_to_keep, sorted */
     Py_ssize_t nkeep;
+    int moved[2];               /* see move_std_fds() */
+    int nmoved;
 } spawn_request;
 
 /* How a call ended, for the caller and PIDSPAWN_TRACE. */
@@ -220,7 +223,45 @@ request_clear(spawn_request *r)
     PyMem_Free(r->cwd);
     PyMem_Free(r->groups);
     PyMem_Free(r->keep);
+    while (r->nmoved > 0) {
+        close(r->moved[--r->nmoved]);
+    }
     memset(r, 0, sizeof(*r));
+}
+
+/*
+ * fork_exec()'s child first moves a c2pwrite of 0, and an errwrite of 0
+ * or 1, out of the way of its dup2()s onto 0, 1 and 2: with dup(),
+ * close-on-exec (bpo-12607, bpo-32270).  The same here, in the caller:
+ * the child inherits the copy, dup2()s from it and loses it at its exec,
+ * as fork_exec()'s child loses its own; the caller's goes with the
+ * request, once the child started.  -1 with errno set: fork_exec() is
+ * asked, and its child fails as it would.
+ */
+static int
+move_std_fd(spawn_request *r, int *fd)
+{
+    int copy = fcntl(*fd, F_DUPFD_CLOEXEC, 3);
+
+    if (copy < 0) {
+        return -1;
+    }
+    r->moved[r->nmoved++] = copy;
+    *fd = copy;
+    return 0;
+}
+
+static int
+move_std_fds(spawn_request *r)
+{
+    if (r->c2pwrite == 0 && move_std_fd(r, &r->c2pwrite) < 0) {
+        return -1;
+    }
+    if ((r->errwrite == 0 || r->errwrite == 1) &&
+        move_std_fd(r, &r->errwrite) < 0) {
+        return -1;
+    }
+    return 0;
 }
 
 /*
@@ -790,9 +831,8 @@ do_fork_exec(PyObject *module, PyObject *args,
     else if (pidspawn_backend() != PIDSPAWN_NATIVE) {
         why = "fallback backend";
     }
-    else if (r.c2pwrite == 0 || r.errwrite == 0 || r.errwrite == 1 ||
-             r.errpipe_read < 0) {
-        why = "standard fd moved";
+    else if (r.errpipe_read < 0) {
+        why = "arguments";
     }
     else if (request_convert(&r, process_args, executable_list,
                              py_fds_to_keep, cwd_obj, env_list, gid_object,
@@ -802,6 +842,9 @@ do_fork_exec(PyObject *module, PyObject *args,
     }
     else if (r.nexec == 0) {
         why = "arguments";
+    }
+    else if (move_std_fds(&r) < 0) {
+        why = "standard fd not moved";
     }
     else {
         why = ids_differ(&r);

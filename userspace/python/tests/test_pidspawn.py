@@ -245,6 +245,49 @@ class DropIn(unittest.TestCase):
                 os.close(saved)
         self.compare(fn)
 
+    def test_stdout_at_0(self):
+        # c2pwrite 0: fork_exec()'s child moves it out of stdout's way.
+        def fn():
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "out")
+                saved = os.dup(0)
+                try:
+                    os.close(0)
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+                    try:
+                        rc = subprocess.run(["sh", "-c", "echo out"],
+                                            stdout=fd).returncode
+                    finally:
+                        os.close(fd)
+                finally:
+                    os.dup2(saved, 0)
+                    os.close(saved)
+                with open(path) as f:
+                    return fd, rc, f.read()
+        r = self.compare(fn)
+        self.assertEqual(r[1], (0, 0, "out\n"))
+
+    def test_stderr_at_1(self):
+        # errwrite 1: moved out of the way of stdout's dup2() first.
+        def fn():
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "err")
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+                saved = os.dup(1)
+                try:
+                    os.dup2(fd, 1)
+                    rc = subprocess.run(["sh", "-c", "echo out; echo err >&2"],
+                                        stdout=subprocess.DEVNULL,
+                                        stderr=1).returncode
+                finally:
+                    os.dup2(saved, 1)
+                    os.close(saved)
+                    os.close(fd)
+                with open(path) as f:
+                    return rc, f.read()
+        r = self.compare(fn)
+        self.assertEqual(r[1], (0, "err\n"))
+
     # Working directory, environment, session, group, umask, signals.
 
     def test_cwd(self):
