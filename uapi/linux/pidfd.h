@@ -64,7 +64,7 @@ enum pidfd_config_cmd {
 	PIDFD_CONFIG_SET_PERSONALITY	= 31,	/* aux: personality */
 	PIDFD_CONFIG_SET_OOM_SCORE_ADJ	= 32,	/* aux: -1000 to 1000 */
 	PIDFD_CONFIG_SET_CPU_AFFINITY	= 33,	/* value: CPU mask, aux: its size */
-	PIDFD_CONFIG_SET_NAMESPACES	= 34,	/* aux: CLONE_NEW* flags */
+	PIDFD_CONFIG_SET_NAMESPACES	= 34,	/* value: __u64 of CLONE_NEW* flags */
 	PIDFD_CONFIG_SET_UID_MAP	= 35,	/* key: the map, as /proc/PID/uid_map takes it */
 	PIDFD_CONFIG_SET_GID_MAP	= 36,	/* key: the map, as /proc/PID/gid_map takes it */
 	PIDFD_CONFIG_DENY_SETGROUPS	= 37,

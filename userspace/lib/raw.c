@@ -274,10 +274,13 @@ int pidspawn_set_landlock(int pidfd, int rulesetfd)
 			       rulesetfd);
 }
 
+/* The kernel takes the flags as a __u64, as clone3() does. */
 int pidspawn_set_namespaces(int pidfd, int flags)
 {
-	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_NAMESPACES, NULL, NULL,
-			       flags);
+	uint64_t set = (unsigned int)flags;
+
+	return pidspawn_config(pidfd, PIDFD_CONFIG_SET_NAMESPACES, NULL, &set,
+			       0);
 }
 
 int pidspawn_set_uid_map(int pidfd, const char *map)

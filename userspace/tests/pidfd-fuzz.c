@@ -838,8 +838,10 @@ static void gen_args(struct thr *t, unsigned int cmd, struct args *a)
 			CLONE_NEWUSER | CLONE_NEWIPC | CLONE_NEWNS | CLONE_NEWCGROUP,
 			CLONE_NEWUTS, CLONE_NEWUSER | CLONE_NEWNET, CLONE_NEWPID };
 
-		a->aux = one_in(&t->rng, 8) ? (int)rnd(&t->rng) :
-			 ns[below(&t->rng, ARRAY_SIZE(ns))];
+		/* A __u64, as clone3()'s flags; now and then nonsense. */
+		a->set = one_in(&t->rng, 8) ? rnd(&t->rng) :
+			 (unsigned int)ns[below(&t->rng, ARRAY_SIZE(ns))];
+		a->value = one_in(&t->rng, 10) ? bad_ptr(t, false) : &a->set;
 		break;
 	}
 	case PIDFD_CONFIG_SET_GROUPS: {
