@@ -27,7 +27,7 @@ PIDSPAWN_TEST_TIMEOUT ?= $(if $(filter debug,$(KCONFIG)),3600,900)
 export PIDSPAWN_TEST_TIMEOUT
 GUEST_OPTS := --timeout $(GUEST_TIMEOUT) $(if $(KVM),--kvm)
 
-.PHONY: all deps kernel image userspace run sandbox-demo sandbox-bench shell bench fuzz stress soak check check-debug \
+.PHONY: all deps kernel image userspace run sandbox-demo sandbox-bench shell bench python-bench fuzz stress soak check check-debug \
 	check-config-off kernel-tree kernel-patches series-check fresh-check clean
 
 all: kernel image userspace
@@ -71,7 +71,13 @@ sandbox-demo: kernel image userspace
 # CLIENT_BENCH_ARGS: children and rounds of ninja, fish and a Rust program
 # (demo/client-bench.sh), empty to leave them out.
 # AGENT_MIX_ARGS: calls a run and rounds of the agent-tool mix
-# (demo/make-agent-mix.sh), empty to leave it out. A quick subset:
+# (demo/make-agent-mix.sh), empty to leave it out.
+# PY_AGENT_MIX_ARGS: the same for the mix driven by asyncio through
+# subprocess (stock, pidspawn's drop-in, with templates), empty to leave
+# it out; PY_SPAWN_ARGS: calls and rounds of subprocess.run(["/bin/true"])
+# from a small parent, one with 10k more fds and one with 1 GiB touched
+# (python/bench/spawn_cost.py), empty to leave it out. make python-bench
+# runs these two alone. A quick subset:
 #   make bench BENCH_ARGS="-n 100 -s small" MAKE_BENCH_ARGS="60 1" \
 #     CLIENT_BENCH_ARGS= AGENT_MIX_ARGS=
 # BENCH_CLOCK=icount counts instead of timing: one vCPU, single-threaded
@@ -92,6 +98,8 @@ BENCH_GUEST_OPTS := --icount --smp 1
 MAKE_BENCH_ARGS ?= 300 2
 CLIENT_BENCH_ARGS ?= 300 2
 AGENT_MIX_ARGS ?= 160 2
+PY_AGENT_MIX_ARGS ?= 160 2
+PY_SPAWN_ARGS ?= -n 100 -r 2
 else
 BENCH_ARGS ?= -n 50
 BENCH_LARGE_ARGS ?=
@@ -99,8 +107,16 @@ BENCH_GUEST_OPTS :=
 MAKE_BENCH_ARGS ?= 150 2
 CLIENT_BENCH_ARGS ?= 100 2
 AGENT_MIX_ARGS ?= 80 2
+PY_AGENT_MIX_ARGS ?= 80 2
+PY_SPAWN_ARGS ?= -n 100 -r 3
 endif
 BENCH_OUT := build/bench/$(BENCH_CLOCK)
+
+# The Python half of make bench, as guest-job commands (from the copy in
+# the guest's tmpfs).
+PY_BENCH_JOB := $(if $(PY_AGENT_MIX_ARGS),'./demo/make-agent-mix.sh $(PY_AGENT_MIX_ARGS) python') \
+	$(if $(PY_SPAWN_ARGS),$(foreach p,--fds=0 --fds=10000 --mem=1024,\
+		'PYTHONPATH=python python3 python/bench/spawn_cost.py $(PY_SPAWN_ARGS) $(p)'))
 
 # The programs and libraries run from the guest's tmpfs, not the host's
 # share: every read over 9p waits for QEMU, and under -icount a wait
@@ -111,7 +127,8 @@ bench: kernel image userspace
 		$(if $(BENCH_LARGE_ARGS),'./demo/pidspawn-bench -k $(BENCH_CLOCK) -o /mnt/host/results.csv $(BENCH_LARGE_ARGS)') \
 		'./demo/make-bench.sh $(MAKE_BENCH_ARGS)' \
 		$(if $(CLIENT_BENCH_ARGS),'./demo/client-bench.sh $(CLIENT_BENCH_ARGS)') \
-		$(if $(AGENT_MIX_ARGS),'./demo/make-agent-mix.sh $(AGENT_MIX_ARGS)'),$(BENCH_GUEST_OPTS))
+		$(if $(AGENT_MIX_ARGS),'./demo/make-agent-mix.sh $(AGENT_MIX_ARGS)') \
+		$(PY_BENCH_JOB),$(BENCH_GUEST_OPTS))
 	@mkdir -p $(BENCH_OUT)
 	@[ ! -f $(BENCH_OUT)/results.csv ] || mv -f $(BENCH_OUT)/results.csv $(BENCH_OUT)/results.prev.csv
 	@cp -f $(BUILD)/bench/results.csv $(BENCH_OUT)/
@@ -121,6 +138,10 @@ bench: kernel image userspace
 	@[ ! -f $(BENCH_OUT)/results.prev.csv ] || { echo "bench: this run against the one before:"; \
 		for c in vs_vfork trimmed_vs_vfork; do userspace/demo/bench-compare.sh -c $$c \
 		$(BENCH_OUT)/results.prev.csv $(BENCH_OUT)/results.csv | tail -1; done; }
+
+python-bench: kernel image userspace
+	$(call guest-job,python-bench,'nproc' 'cp -a . /tmp/pidspawn && cd /tmp/pidspawn' \
+		$(PY_BENCH_JOB),$(BENCH_GUEST_OPTS))
 
 # make sandbox-bench: the same sandbox (write access beneath one directory,
 # no network, no_new_privs, a seccomp deny-list, RLIMIT_NOFILE) by fork and

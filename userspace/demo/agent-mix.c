@@ -16,6 +16,9 @@
  *   agent-mix -w WORKERS -t INFLIGHT -n CALLS -d DIR
  * DIR holds src/ (generated sources), repo/ (a git repository) and
  * tool.py, as make-agent-mix.sh makes them. Prints "CALLS SECONDS FAILED".
+ *   agent-mix -l
+ * prints the mix, a call a line, its arguments separated by tabs: the
+ * Python harness (python/bench/agent_mix.py) runs the same calls.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -140,6 +143,17 @@ static char **environment_for_children(void)
 	return env;
 }
 
+static void list_tools(void)
+{
+	char *const *argv;
+	size_t i;
+
+	for (i = 0; i < NR_TOOLS; i++) {
+		for (argv = tools[i]; *argv; argv++)
+			printf("%s%c", *argv, argv[1] ? '\t' : '\n');
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int workers = 1, threads = 16, opt, i, status, bad = 0;
@@ -148,8 +162,11 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	calls = 160;
-	while ((opt = getopt(argc, argv, "w:t:n:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "w:t:n:d:l")) != -1) {
 		switch (opt) {
+		case 'l':
+			list_tools();
+			return 0;
 		case 'w':
 			workers = atoi(optarg);
 			break;
@@ -196,6 +213,6 @@ int main(int argc, char **argv)
 	       t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9, shared->failed);
 	return bad || shared->failed;
 usage:
-	fprintf(stderr, "usage: %s [-w workers] [-t inflight] [-n calls] [-d dir]\n", argv[0]);
+	fprintf(stderr, "usage: %s [-w workers] [-t inflight] [-n calls] [-d dir] | -l\n", argv[0]);
 	return 2;
 }

@@ -8,10 +8,22 @@
 # calls/s per split and variant and the deltas, beside the RFC's figures,
 # and the lowest and highest delta of a single round: a delta is only
 # resolved when the rounds agree on its sign.
-#   make-agent-mix.sh [CALLS] [ROUNDS]
+#   make-agent-mix.sh [CALLS] [ROUNDS] [RUNTIME]
+# RUNTIME c (the default) is demo/agent-mix, a glibc program, run as said
+# above. RUNTIME python is the RFC's own shape: python/bench/agent_mix.py,
+# an asyncio program whose tool calls go through subprocess, with CPython's
+# own fork_exec() (stock), with pidspawn's drop-in and with the drop-in and
+# the template cache; the same mix (agent-mix -l), the same splits and
+# rounds, and then how many calls of a traced run of each went native.
 here=$(cd "$(dirname "$0")" && pwd)
 shim=$here/../lib/libpidspawn-preload.so
-calls=${1:-240} rounds=${2:-3}
+py=$here/../python
+calls=${1:-240} rounds=${2:-3} runtime=${3:-c}
+case $runtime in
+c) names="glibc lib templates" ;;
+python) names="stock drop-in templates" ;;
+*) echo "agent-mix: unknown runtime $runtime (c or python)" >&2; exit 2 ;;
+esac
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -45,13 +57,25 @@ cp "$work"/src/m1[0-9].py "$work/repo/"
 	echo '# changed' >> m10.py && echo '# changed' >> m11.py
 ) || { echo "agent-mix: git repository setup failed" >&2; exit 1; }
 
+"$here/agent-mix" -l > "$work/tools.txt"
+
+# The Python harness in MODE (stock, dropin, templates) with the rest of
+# the arguments.
+py_mix() {
+	env -u LD_PRELOAD PYTHONPATH="$py" python3 "$py/bench/agent_mix.py" \
+		-m "$@" -d "$work" -l "$work/tools.txt"
+}
+
 run() {	# variant workers inflight: adds the seconds to t_<variant>_<split>
-	case $1 in
-	glibc) out=$(env -u LD_PRELOAD "$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
-	lib) out=$(LD_PRELOAD=$shim "$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
-	templates) out=$(LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 \
+	case $runtime-$1 in
+	c-glibc) out=$(env -u LD_PRELOAD "$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
+	c-lib) out=$(LD_PRELOAD=$shim "$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
+	c-templates) out=$(LD_PRELOAD=$shim PIDSPAWN_TEMPLATES=1 \
 		"$here/agent-mix" -w "$2" -t "$3" -n "$calls" -d "$work") ;;
-	esac || { echo "agent-mix failed ($1, $2x$3): $out" >&2; exit 1; }
+	python-glibc) out=$(py_mix stock -w "$2" -t "$3" -n "$calls") ;;
+	python-lib) out=$(py_mix dropin -w "$2" -t "$3" -n "$calls") ;;
+	python-templates) out=$(py_mix templates -w "$2" -t "$3" -n "$calls") ;;
+	esac || { echo "agent-mix failed ($runtime $1, $2x$3): $out" >&2; exit 1; }
 	eval "t=\$t_$1_$2"
 	eval "t_$1_$2=$(echo "$out" | awk -v t="${t:-0}" '{ printf "%.3f", t + $2 }')"
 	eval "round_$1=$(echo "$out" | awk '{ print $2 }')"
@@ -78,9 +102,10 @@ rfc() {
 	esac
 }
 
-echo "agent-tool mix: $calls calls per run, 16 in flight, $rounds rounds (calls/s; delta to glibc)"
-printf '%-6s %9s %9s %8s %9s %8s   %-31s  %s\n' split glibc lib delta templates delta \
-	"RFC: subprocess template delta" "rounds: lib, templates delta"
+set -- $names
+echo "agent-tool mix ($runtime): $calls calls per run, 16 in flight, $rounds rounds (calls/s; delta to $1)"
+printf '%-6s %9s %9s %8s %9s %8s   %-31s  %s\n' split "$1" "$2" delta "$3" delta \
+	"RFC: subprocess template delta" "rounds: $2, $3 delta"
 for w in 1 2 4 8; do
 	i=$((16 / w))
 	r=0 range=
@@ -99,4 +124,13 @@ for w in 1 2 4 8; do
 		       w, i, n / g, n / l, (g / l - 1) * 100, n / t, (g / t - 1) * 100, rfc,
 		       a[1], a[2], a[3], a[4]
 	}'
+done
+
+# Which way the Python harness's calls went: a traced run of each.
+[ "$runtime" = python ] || exit 0
+for mode in dropin templates; do
+	: > "$work/trace"
+	PIDSPAWN_TRACE=$work/trace py_mix $mode -w 2 -t 8 -n 32 >/dev/null ||
+		{ echo "agent-mix: traced $mode run failed" >&2; exit 1; }
+	echo "traced $mode run: $(grep -cE ': (native|template):' "$work/trace") of $(wc -l < "$work/trace") calls native"
 done
