@@ -24,11 +24,12 @@
  * not understood) the call is made again by the stock fork_exec(), which
  * then reports as it always does.  Everything the builder cannot express
  * exactly goes to the stock fork_exec() from the start: preexec_fn, a
- * subinterpreter, a kernel without pidfd_config(), a c2pwrite of 0 or an
- * errwrite of 0 or 1 that cannot be moved out of the way first (see
- * move_std_fds(): no free descriptor), a gid or uid
- * that only setresgid()/setresuid() would accept, arguments it would not
- * convert or that the kernel refuses when configured.  PIDSPAWN_TRACE
+ * subinterpreter, a kernel without pidfd_config(), an fd it names that
+ * is not open (see named_fds_open()), a c2pwrite of 0 or an errwrite of
+ * 0 or 1 that cannot be moved out of the way first (see move_std_fds():
+ * no free descriptor), a gid or uid that only setresgid()/setresuid()
+ * would accept, arguments it would not convert or that the kernel
+ * refuses when configured.  PIDSPAWN_TRACE
  * counts each call as libpidspawn counts its spawns.
  *
  * When the child failed, fork_exec()'s child exits 255 after writing to
@@ -227,6 +228,34 @@ request_clear(spawn_request *r)
         close(r->moved[--r->nmoved]);
     }
     memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Every fd the call names is open.  fork_exec()'s child fails with EBADF
+ * on one that is not (its dup2(), close() or inheritable flag), so such a
+ * call goes to fork_exec(): our pidfd, made next, takes the lowest free
+ * number, and the child, which starts from a copy of our table, would
+ * find it at a named fd that was not open.
+ */
+static int
+named_fds_open(const spawn_request *r)
+{
+    const int named[] = { r->p2cread, r->p2cwrite, r->c2pread, r->c2pwrite,
+                          r->errread, r->errwrite, r->errpipe_read,
+                          r->errpipe_write };
+    size_t i;
+
+    for (i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+        if (named[i] >= 0 && fcntl(named[i], F_GETFD) < 0) {
+            return 0;
+        }
+    }
+    for (i = 0; i < (size_t)r->nkeep; i++) {
+        if (fcntl(r->keep[i], F_GETFD) < 0) {
+            return 0;
+        }
+    }
+    return 1;
 }
 
 /*
@@ -629,17 +658,42 @@ classify(const spawn_request *r, const char *msg, int err, int *noexec)
     return STOCK;
 }
 
-/* What fork_exec()'s child writes before its _exit(255). */
+/* Whether fork_exec()'s child keeps @fd open across close_fds. */
+static int
+kept(const spawn_request *r, int fd)
+{
+    Py_ssize_t i;
+
+    if (!r->close_fds || fd < 3) {
+        return 1;
+    }
+    for (i = 0; i < r->nkeep; i++) {
+        if (r->keep[i] == fd) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/*
+ * What fork_exec()'s child writes before its _exit(255).  Its close_fds
+ * comes after every step but the exec: an errpipe_write not in
+ * fds_to_keep (multiprocessing's call) is closed by then, so an exec
+ * error goes unreported.
+ */
 static void
-report(int errpipe_write, int err, int noexec)
+report(const spawn_request *r, int err, int noexec)
 {
     char buf[64];
     int n = snprintf(buf, sizeof(buf), "OSError:%x:%s", err,
                      noexec ? "noexec" : "");
     const char *p = buf;
 
+    if (!noexec && !kept(r, r->errpipe_write)) {
+        return;
+    }
     while (n > 0) {
-        ssize_t w = write(errpipe_write, p, n);
+        ssize_t w = write(r->errpipe_write, p, n);
         if (w < 0 && errno == EINTR) {
             continue;
         }
@@ -742,7 +796,7 @@ again:
         *why = "failure told by fork_exec";
         goto out;
     }
-    report(r->errpipe_write, err, noexec);
+    report(r, err, noexec);
     *pid = failed_child();
     if (*pid < 0) {
         /* As fork_exec() when it cannot fork. */
@@ -842,6 +896,9 @@ do_fork_exec(PyObject *module, PyObject *args,
     }
     else if (r.nexec == 0) {
         why = "arguments";
+    }
+    else if (!named_fds_open(&r)) {
+        why = "fd not open";
     }
     else if (move_std_fds(&r) < 0) {
         why = "standard fd not moved";

@@ -420,13 +420,34 @@ class DropIn(unittest.TestCase):
                 fd += 1
             except OSError:
                 break
-        r = self.compare(lambda: subprocess.run(["true"], pass_fds=[fd]))
+        # A named fd that is not open goes to the stock fork_exec().
+        r = self.compare(lambda: subprocess.run(["true"], pass_fds=[fd]),
+                         native=False)
         self.assertEqual(r[:3], ("raised", "OSError", errno.EBADF))
 
     def test_pass_fds_not_open_with_cwd(self):
         with tempfile.TemporaryDirectory() as d:
             self.compare(lambda: subprocess.run(["true"], pass_fds=[250],
-                                                cwd=d))
+                                                cwd=d), native=False)
+
+    @staticmethod
+    def lowest_free():
+        fd = os.open("/dev/null", os.O_RDONLY)
+        os.close(fd)
+        return fd
+
+    def test_not_open_where_the_pidfd_goes(self):
+        # Popen's error pipe takes the two lowest free numbers, a pidfd
+        # made next the one after: a stdin, stdout or pass_fds there that
+        # is not open must still be EBADF, not the pidfd.
+        for how in ("pass_fds", "stdin", "stdout"):
+            with self.subTest(how=how):
+                def fn():
+                    n = self.lowest_free() + 2
+                    kw = {"pass_fds": (n,)} if how == "pass_fds" else {how: n}
+                    return subprocess.run(["true"], **kw).returncode
+                r = self.compare(fn, native=False)
+                self.assertEqual(r[:3], ("raised", "OSError", errno.EBADF))
 
     def test_user_missing(self):
         self.compare(lambda: subprocess.run(["true"],
@@ -594,6 +615,23 @@ class Direct(unittest.TestCase):
             os.close(w)
             self.assertEqual(os.read(r, 100), b"OSError:2:")
             self.assertEqual(os.waitpid(pid, 0)[1], 255 << 8)
+
+
+    def test_exec_error_with_errpipe_closed(self):
+        # multiprocessing's call: errpipe_write not kept, close_fds: the
+        # stock child's close_fds closed the pipe before its exec, so an
+        # exec error is not reported; a chdir error, before, is.
+        for over in (dict(executable_list=(b"/nonexistent",)),
+                     dict(cwd="/nonexistent")):
+            with self.subTest(**over):
+                res = []
+                for f in (pidspawn._stock, pidspawn.fork_exec):
+                    a = self.args(pass_fds=(), **over)
+                    r, w = a[12], a[13]
+                    pid = f(*a)
+                    os.close(w)
+                    res.append((os.read(r, 100), os.waitpid(pid, 0)[1]))
+                self.assertEqual(res[0], res[1])
 
 
 class Install(unittest.TestCase):
