@@ -10,8 +10,10 @@ packages=(
 	xz-utils git ccache perl python3 rsync
 	# kselftests (clone3 links libcap) and the userspace library
 	libc6-dev libcap-dev pkg-config
-	# the Python module (userspace/python) and its host suites
-	python3-dev libpython3.11-testsuite
+	# the Python module (userspace/python) and its host suites; pip
+	# install of it with Debian's setuptools (a host check)
+	python3-dev libpython3.11-testsuite python3-pip python3-setuptools
+	python3-wheel
 	# guest
 	qemu-system-x86 debootstrap e2fsprogs
 	# docs: render the man pages; make bench: plots

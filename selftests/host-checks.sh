@@ -5,6 +5,8 @@
 #   checkpatch:  every patch passes scripts/checkpatch.pl --strict (but
 #                for ENOSYS, which seccomp's semantics need)
 #   docs:        every man page in docs/ renders without groff warnings
+#   python-install: the Python package installed by make install and by
+#                pip (Debian's setuptools, no index) imports
 #   host-checks.sh TOP KBUILD TREE RESULTS
 set -u
 top=$1 kbuild=$2 tree=$3 results=$4
@@ -67,4 +69,33 @@ for page in "$top"/docs/man*/*.[0-9]; do
 	[ -z "$warnings" ]
 	tap $? "man -l ${page#"$top"/} renders without warnings"
 done
+tap_end
+
+# The Python package installed the two ways its README gives: make install
+# (into a DESTDIR) and pip with Debian's setuptools, without an index;
+# each installed copy imports, finds its C part and reports a backend.
+tap_begin python-install packaging
+inst=$(mktemp -d)
+log=$(make -s -C "$top/userspace" install DESTDIR="$inst" 2>&1)
+tap $? "make -C userspace install DESTDIR=..."
+[ -z "$log" ] || printf '%s\n' "$log" | tail -5 | sed 's/^/# /' >> "$out"
+site=$(find "$inst" -name pidspawn.pth -printf '%h\n' | head -1)
+[ -n "$site" ] && [ -f "$site/pidspawn/__init__.py" ]
+tap $? "make install put pidspawn/ and pidspawn.pth in one site directory (${site#"$inst"})"
+env -u PIDSPAWN_PYTHON /usr/bin/python3 -c "import site, sys; site.addsitedir(sys.argv[1]); import pidspawn; \
+assert pidspawn.__file__.startswith(sys.argv[1]), pidspawn.__file__; print(pidspawn.backend())" "${site:-/nonexistent}" \
+	2>&1 | sed 's/^/# backend: /' >> "$out"
+tap "${PIPESTATUS[0]}" "the installed package imports from there and has its C part"
+log=$( (cd "$top/userspace/python" && /usr/bin/python3 -m pip install -q --no-build-isolation \
+	--no-index --no-deps --target "$inst/pip" .) 2>&1)
+rc=$?
+[ "$rc" = 0 ] || printf '%s\n' "$log" | tail -10 | sed 's/^/# /' >> "$out"
+tap $rc "pip install --no-build-isolation userspace/python (Debian's setuptools, no index)"
+[ -f "$inst/pip/pidspawn.pth" ]
+tap $? "pip put pidspawn.pth beside the package"
+env -u PIDSPAWN_PYTHON /usr/bin/python3 -c "import sys; sys.path.insert(0, sys.argv[1]); import pidspawn; \
+assert pidspawn.__file__.startswith(sys.argv[1]), pidspawn.__file__; print(pidspawn.backend())" "$inst/pip" \
+	2>&1 | sed 's/^/# backend: /' >> "$out"
+tap "${PIPESTATUS[0]}" "the pip-installed package imports and has its C part"
+rm -rf "$inst" "$top/userspace/python/build" "$top/userspace/python/pidspawn.egg-info"
 tap_end
