@@ -14,6 +14,7 @@ the kernel lacks pidfd_config().
     python3 test_pidspawn.py --tap     TAP, for make check
 """
 import asyncio
+import contextlib
 import errno
 import os
 import pwd
@@ -81,6 +82,18 @@ def outcome(fn):
         return ("raised", type(e).__name__, e.errno, e.strerror, e.filename)
     except (KeyError, ValueError, TypeError) as e:
         return ("raised", type(e).__name__, str(e))
+
+
+@contextlib.contextmanager
+def std_fd_freed(fd):
+    """Standard descriptor @fd closed for the block, then put back."""
+    saved = os.dup(fd)
+    try:
+        os.close(fd)
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
 
 
 def trace_lines():
@@ -229,9 +242,7 @@ class DropIn(unittest.TestCase):
     def test_stdio_fds_low(self):
         # Our end of a pipe at 0: stdin is the pipe itself.
         def fn():
-            saved = os.dup(0)
-            try:
-                os.close(0)
+            with std_fd_freed(0):
                 r, w = os.pipe()        # r is 0
                 try:
                     os.write(w, b"low\n")
@@ -240,9 +251,6 @@ class DropIn(unittest.TestCase):
                                           capture_output=True).stdout
                 finally:
                     os.close(r)
-            finally:
-                os.dup2(saved, 0)
-                os.close(saved)
         self.compare(fn)
 
     def test_stdout_at_0(self):
@@ -250,18 +258,13 @@ class DropIn(unittest.TestCase):
         def fn():
             with tempfile.TemporaryDirectory() as d:
                 path = os.path.join(d, "out")
-                saved = os.dup(0)
-                try:
-                    os.close(0)
+                with std_fd_freed(0):
                     fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
                     try:
                         rc = subprocess.run(["sh", "-c", "echo out"],
                                             stdout=fd).returncode
                     finally:
                         os.close(fd)
-                finally:
-                    os.dup2(saved, 0)
-                    os.close(saved)
                 with open(path) as f:
                     return fd, rc, f.read()
         r = self.compare(fn)
@@ -273,15 +276,13 @@ class DropIn(unittest.TestCase):
             with tempfile.TemporaryDirectory() as d:
                 path = os.path.join(d, "err")
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
-                saved = os.dup(1)
                 try:
-                    os.dup2(fd, 1)
-                    rc = subprocess.run(["sh", "-c", "echo out; echo err >&2"],
-                                        stdout=subprocess.DEVNULL,
-                                        stderr=1).returncode
+                    with std_fd_freed(1):
+                        os.dup2(fd, 1)
+                        rc = subprocess.run(
+                            ["sh", "-c", "echo out; echo err >&2"],
+                            stdout=subprocess.DEVNULL, stderr=1).returncode
                 finally:
-                    os.dup2(saved, 1)
-                    os.close(saved)
                     os.close(fd)
                 with open(path) as f:
                     return rc, f.read()
