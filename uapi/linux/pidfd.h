@@ -27,58 +27,75 @@
  * takes its size in aux, as clone3() and openat2() do: a size from an
  * older header leaves the newer fields zero, a larger one is accepted if
  * the bytes the kernel does not know are zero.
+ * Commands are numbered by what they configure, in ranges of 16; 0 is
+ * not a command.
  * See Documentation/userspace-api/pidfd_config.rst.
  */
 enum pidfd_config_cmd {
-	PIDFD_CONFIG_SET_EXEC_FD	= 0,	/* aux: fd, may be O_PATH */
-	PIDFD_CONFIG_SET_EXEC_PATH	= 1,	/* key: path, aux: dirfd */
-	PIDFD_CONFIG_SET_ARGV		= 2,	/* value: char *[] */
-	PIDFD_CONFIG_SET_ENVP		= 3,	/* value: char *[] */
-	PIDFD_CONFIG_SET_CWD		= 4,	/* key: path or NULL, aux: dirfd */
-	PIDFD_CONFIG_INHERIT_FDS	= 5,	/* copy the caller's file table */
-	PIDFD_CONFIG_ACT_DUP2		= 6,	/* value: struct pidfd_fd_pair */
-	PIDFD_CONFIG_ACT_CLOSE		= 7,	/* aux: fd */
-	PIDFD_CONFIG_ACT_OPEN		= 8,	/* key: path, value: struct pidfd_open_action */
-	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 9,	/* value: struct pidfd_fd_range */
-	PIDFD_CONFIG_ACT_GIVE_FD	= 10,	/* value: struct pidfd_fd_pair */
-	PIDFD_CONFIG_ACT_CHDIR		= 11,	/* key: path */
-	PIDFD_CONFIG_ACT_FCHDIR		= 12,	/* aux: fd */
-	PIDFD_CONFIG_SET_SIGMASK	= 13,	/* value: sigset, aux: its size */
-	PIDFD_CONFIG_SET_SIGDEFAULT	= 14,	/* value: sigset, aux: its size */
-	PIDFD_CONFIG_SETSID		= 15,
-	PIDFD_CONFIG_SETPGID		= 16,	/* aux: process group, 0: a new one */
-	PIDFD_CONFIG_RESETIDS		= 17,
-	PIDFD_CONFIG_SET_SCHEDULER	= 18,	/* value: struct sched_attr */
-	PIDFD_CONFIG_SET_CGROUP		= 19,	/* aux: cgroup2 directory fd */
-	PIDFD_CONFIG_START		= 20,	/* returns the child's pid */
-	PIDFD_CONFIG_SET_EXEC_SEARCH	= 21,	/* value: char *[] of paths to try */
-	PIDFD_CONFIG_ACT_TCSETPGRP	= 22,	/* aux: fd of the controlling tty */
-	PIDFD_CONFIG_MAKE_TEMPLATE	= 23,	/* returns a template fd */
-	PIDFD_CONFIG_NEW_EMPTY		= 24,	/* on a template; aux: PIDFD_NONBLOCK */
-	PIDFD_CONFIG_SET_RLIMIT		= 25,	/* value: struct rlimit64, aux: resource */
-	PIDFD_CONFIG_SET_UMASK		= 26,	/* aux: mode bits */
-	PIDFD_CONFIG_SET_PDEATHSIG	= 27,	/* aux: signal, 0 for none */
-	PIDFD_CONFIG_SET_NO_NEW_PRIVS	= 28,
-	PIDFD_CONFIG_SET_SECCOMP_FILTER	= 29,	/* value: struct pidfd_seccomp_filter */
-	PIDFD_CONFIG_SET_LANDLOCK	= 30,	/* aux: Landlock ruleset fd */
-	PIDFD_CONFIG_SET_PERSONALITY	= 31,	/* aux: personality */
-	PIDFD_CONFIG_SET_OOM_SCORE_ADJ	= 32,	/* aux: -1000 to 1000 */
-	PIDFD_CONFIG_SET_CPU_AFFINITY	= 33,	/* value: CPU mask, aux: its size */
-	PIDFD_CONFIG_SET_NAMESPACES	= 34,	/* value: __u64 of CLONE_NEW* flags */
-	PIDFD_CONFIG_SET_UID_MAP	= 35,	/* key: the map, as /proc/PID/uid_map takes it */
-	PIDFD_CONFIG_SET_GID_MAP	= 36,	/* key: the map, as /proc/PID/gid_map takes it */
-	PIDFD_CONFIG_DENY_SETGROUPS	= 37,
-	PIDFD_CONFIG_SET_GROUPS		= 38,	/* value: __u32[], aux: their number */
-	PIDFD_CONFIG_SET_RESUID		= 39,	/* value: struct pidfd_resid */
-	PIDFD_CONFIG_SET_RESGID		= 40,	/* value: struct pidfd_resid */
-	PIDFD_CONFIG_SET_CAPS		= 41,	/* value: struct pidfd_caps */
-	PIDFD_CONFIG_SET_SECUREBITS	= 42,	/* aux: SECBIT_* bits */
-	PIDFD_CONFIG_CAPBSET_DROP	= 43,	/* aux: capability */
-	PIDFD_CONFIG_CAP_AMBIENT_RAISE	= 44,	/* aux: capability */
-	PIDFD_CONFIG_CAP_AMBIENT_CLEAR	= 45,
-	PIDFD_CONFIG_SET_AUTOREAP	= 46,
-	PIDFD_CONFIG_SET_AUTOKILL	= 47,	/* needs SET_AUTOREAP */
-	PIDFD_CONFIG_SET_ROOT		= 48,	/* key: path or NULL, aux: dirfd */
+	/* 0x01-0x0f: control */
+	PIDFD_CONFIG_START		= 0x01,	/* returns the child's pid */
+	PIDFD_CONFIG_MAKE_TEMPLATE	= 0x02,	/* returns a template fd */
+	PIDFD_CONFIG_NEW_EMPTY		= 0x03,	/* on a template; aux: PIDFD_NONBLOCK */
+
+	/* 0x10-0x1f: the program */
+	PIDFD_CONFIG_SET_EXEC_FD	= 0x10,	/* aux: fd, may be O_PATH */
+	PIDFD_CONFIG_SET_EXEC_PATH	= 0x11,	/* key: path, aux: dirfd */
+	PIDFD_CONFIG_SET_EXEC_SEARCH	= 0x12,	/* value: char *[] of paths to try */
+	PIDFD_CONFIG_SET_ARGV		= 0x13,	/* value: char *[] */
+	PIDFD_CONFIG_SET_ENVP		= 0x14,	/* value: char *[] */
+
+	/* 0x20-0x2f: files and the working directory */
+	PIDFD_CONFIG_SET_CWD		= 0x20,	/* key: path or NULL, aux: dirfd */
+	PIDFD_CONFIG_INHERIT_FDS	= 0x21,	/* copy the caller's file table */
+	PIDFD_CONFIG_ACT_DUP2		= 0x22,	/* value: struct pidfd_fd_pair */
+	PIDFD_CONFIG_ACT_CLOSE		= 0x23,	/* aux: fd */
+	PIDFD_CONFIG_ACT_OPEN		= 0x24,	/* key: path, value: struct pidfd_open_action */
+	PIDFD_CONFIG_ACT_CLOSE_RANGE	= 0x25,	/* value: struct pidfd_fd_range */
+	PIDFD_CONFIG_ACT_GIVE_FD	= 0x26,	/* value: struct pidfd_fd_pair */
+	PIDFD_CONFIG_ACT_CHDIR		= 0x27,	/* key: path */
+	PIDFD_CONFIG_ACT_FCHDIR		= 0x28,	/* aux: fd */
+	PIDFD_CONFIG_ACT_TCSETPGRP	= 0x29,	/* aux: fd of the controlling tty */
+
+	/* 0x30-0x3f: posix_spawn()'s attributes */
+	PIDFD_CONFIG_SET_SIGMASK	= 0x30,	/* value: sigset, aux: its size */
+	PIDFD_CONFIG_SET_SIGDEFAULT	= 0x31,	/* value: sigset, aux: its size */
+	PIDFD_CONFIG_SETSID		= 0x32,
+	PIDFD_CONFIG_SETPGID		= 0x33,	/* aux: process group, 0: a new one */
+	PIDFD_CONFIG_RESETIDS		= 0x34,
+	PIDFD_CONFIG_SET_SCHEDULER	= 0x35,	/* value: struct sched_attr */
+	PIDFD_CONFIG_SET_CGROUP		= 0x36,	/* aux: cgroup2 directory fd */
+
+	/* 0x40-0x4f: limits */
+	PIDFD_CONFIG_SET_RLIMIT		= 0x40,	/* value: struct rlimit64, aux: resource */
+	PIDFD_CONFIG_SET_UMASK		= 0x41,	/* aux: mode bits */
+	PIDFD_CONFIG_SET_PDEATHSIG	= 0x42,	/* aux: signal, 0 for none */
+	PIDFD_CONFIG_SET_PERSONALITY	= 0x43,	/* aux: personality */
+	PIDFD_CONFIG_SET_OOM_SCORE_ADJ	= 0x44,	/* aux: -1000 to 1000 */
+	PIDFD_CONFIG_SET_CPU_AFFINITY	= 0x45,	/* value: CPU mask, aux: its size */
+
+	/* 0x50-0x5f: identity */
+	PIDFD_CONFIG_SET_GROUPS		= 0x50,	/* value: __u32[], aux: their number */
+	PIDFD_CONFIG_SET_RESUID		= 0x51,	/* value: struct pidfd_resid */
+	PIDFD_CONFIG_SET_RESGID		= 0x52,	/* value: struct pidfd_resid */
+	PIDFD_CONFIG_SET_CAPS		= 0x53,	/* value: struct pidfd_caps */
+	PIDFD_CONFIG_SET_SECUREBITS	= 0x54,	/* aux: SECBIT_* bits */
+	PIDFD_CONFIG_CAPBSET_DROP	= 0x55,	/* aux: capability */
+	PIDFD_CONFIG_CAP_AMBIENT_RAISE	= 0x56,	/* aux: capability */
+	PIDFD_CONFIG_CAP_AMBIENT_CLEAR	= 0x57,
+
+	/* 0x60-0x6f: sandbox */
+	PIDFD_CONFIG_SET_NO_NEW_PRIVS	= 0x60,
+	PIDFD_CONFIG_SET_SECCOMP_FILTER	= 0x61,	/* value: struct pidfd_seccomp_filter */
+	PIDFD_CONFIG_SET_LANDLOCK	= 0x62,	/* aux: Landlock ruleset fd */
+	PIDFD_CONFIG_SET_NAMESPACES	= 0x63,	/* value: __u64 of CLONE_NEW* flags */
+	PIDFD_CONFIG_SET_UID_MAP	= 0x64,	/* key: the map, as /proc/PID/uid_map takes it */
+	PIDFD_CONFIG_SET_GID_MAP	= 0x65,	/* key: the map, as /proc/PID/gid_map takes it */
+	PIDFD_CONFIG_DENY_SETGROUPS	= 0x66,
+	PIDFD_CONFIG_SET_ROOT		= 0x67,	/* key: path or NULL, aux: dirfd */
+
+	/* 0x70-0x7f: lifetime */
+	PIDFD_CONFIG_SET_AUTOREAP	= 0x70,
+	PIDFD_CONFIG_SET_AUTOKILL	= 0x71,	/* needs SET_AUTOREAP */
 };
 
 /*

@@ -538,6 +538,21 @@ static long template_cmd(struct empty *t, unsigned int cmd, const char *key,
 	return new_pidfd(e, aux & PIDFD_NONBLOCK);
 }
 
+/*
+ * The commands emulated: the ranges of the control commands, the program,
+ * files and posix_spawn()'s attributes, and of the later ones those the
+ * Python module sends.
+ */
+static int emulated(unsigned int cmd)
+{
+	return (cmd >= PIDFD_CONFIG_START && cmd <= PIDFD_CONFIG_NEW_EMPTY) ||
+	       (cmd >= PIDFD_CONFIG_SET_EXEC_FD && cmd <= PIDFD_CONFIG_SET_ENVP) ||
+	       (cmd >= PIDFD_CONFIG_SET_CWD && cmd <= PIDFD_CONFIG_ACT_TCSETPGRP) ||
+	       (cmd >= PIDFD_CONFIG_SET_SIGMASK && cmd <= PIDFD_CONFIG_SET_CGROUP) ||
+	       cmd == PIDFD_CONFIG_SET_UMASK || cmd == PIDFD_CONFIG_SET_GROUPS ||
+	       cmd == PIDFD_CONFIG_SET_RESUID || cmd == PIDFD_CONFIG_SET_RESGID;
+}
+
 static long config(int fd, unsigned int cmd, const char *key,
 		   const void *value, int aux)
 {
@@ -558,12 +573,8 @@ static long config(int fd, unsigned int cmd, const char *key,
 	if (!e)
 		return fail(fd >= 0 && fd < MAXFD && fcntl(fd, F_GETFD) >= 0 ?
 			    EINVAL : EBADF);
-	/* Of the later commands, those the Python module sends. */
-	if ((cmd > PIDFD_CONFIG_NEW_EMPTY && cmd != PIDFD_CONFIG_SET_UMASK &&
-	     cmd != PIDFD_CONFIG_SET_GROUPS && cmd != PIDFD_CONFIG_SET_RESUID &&
-	     cmd != PIDFD_CONFIG_SET_RESGID) ||
-	    ((cmd == PIDFD_CONFIG_MAKE_TEMPLATE ||
-	      cmd == PIDFD_CONFIG_NEW_EMPTY) && no_templates()))
+	if (!emulated(cmd) || ((cmd == PIDFD_CONFIG_MAKE_TEMPLATE ||
+				cmd == PIDFD_CONFIG_NEW_EMPTY) && no_templates()))
 		return fail(EOPNOTSUPP);
 	if (e->is_tmpl)
 		return template_cmd(e, cmd, key, value, aux);

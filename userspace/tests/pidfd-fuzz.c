@@ -112,7 +112,7 @@
 #define SLAB_SLACK_PCT	10
 #define SETTLE_SECONDS	30
 
-#define LAST_CMD	PIDFD_CONFIG_SET_ROOT
+#define LAST_CMD	PIDFD_CONFIG_SET_AUTOKILL	/* the highest number */
 #define NCMDS		(LAST_CMD + 2)			/* the last: unknown ones */
 #define NERRS		134				/* errno values; 0: success */
 
@@ -120,20 +120,65 @@
 #define LOAD(x)		__atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
+/* By number; the gaps between the ranges are unknown commands too. */
 static const char *const cmd_names[NCMDS] = {
-	"SET_EXEC_FD", "SET_EXEC_PATH", "SET_ARGV", "SET_ENVP", "SET_CWD",
-	"INHERIT_FDS", "ACT_DUP2", "ACT_CLOSE", "ACT_OPEN", "ACT_CLOSE_RANGE",
-	"ACT_GIVE_FD", "ACT_CHDIR", "ACT_FCHDIR", "SET_SIGMASK",
-	"SET_SIGDEFAULT", "SETSID", "SETPGID", "RESETIDS", "SET_SCHEDULER",
-	"SET_CGROUP", "START", "SET_EXEC_SEARCH", "ACT_TCSETPGRP",
-	"MAKE_TEMPLATE", "NEW_EMPTY", "SET_RLIMIT", "SET_UMASK", "SET_PDEATHSIG",
-	"SET_NO_NEW_PRIVS", "SET_SECCOMP_FILTER", "SET_LANDLOCK",
-	"SET_PERSONALITY", "SET_OOM_SCORE_ADJ", "SET_CPU_AFFINITY",
-	"SET_NAMESPACES", "SET_UID_MAP", "SET_GID_MAP", "DENY_SETGROUPS",
-	"SET_GROUPS", "SET_RESUID", "SET_RESGID", "SET_CAPS", "SET_SECUREBITS",
-	"CAPBSET_DROP", "CAP_AMBIENT_RAISE", "CAP_AMBIENT_CLEAR", "SET_AUTOREAP",
-	"SET_AUTOKILL", "SET_ROOT", "unknown",
+	[PIDFD_CONFIG_SET_EXEC_FD] = "SET_EXEC_FD",
+	[PIDFD_CONFIG_SET_EXEC_PATH] = "SET_EXEC_PATH",
+	[PIDFD_CONFIG_SET_ARGV] = "SET_ARGV",
+	[PIDFD_CONFIG_SET_ENVP] = "SET_ENVP",
+	[PIDFD_CONFIG_SET_CWD] = "SET_CWD",
+	[PIDFD_CONFIG_INHERIT_FDS] = "INHERIT_FDS",
+	[PIDFD_CONFIG_ACT_DUP2] = "ACT_DUP2",
+	[PIDFD_CONFIG_ACT_CLOSE] = "ACT_CLOSE",
+	[PIDFD_CONFIG_ACT_OPEN] = "ACT_OPEN",
+	[PIDFD_CONFIG_ACT_CLOSE_RANGE] = "ACT_CLOSE_RANGE",
+	[PIDFD_CONFIG_ACT_GIVE_FD] = "ACT_GIVE_FD",
+	[PIDFD_CONFIG_ACT_CHDIR] = "ACT_CHDIR",
+	[PIDFD_CONFIG_ACT_FCHDIR] = "ACT_FCHDIR",
+	[PIDFD_CONFIG_SET_SIGMASK] = "SET_SIGMASK",
+	[PIDFD_CONFIG_SET_SIGDEFAULT] = "SET_SIGDEFAULT",
+	[PIDFD_CONFIG_SETSID] = "SETSID",
+	[PIDFD_CONFIG_SETPGID] = "SETPGID",
+	[PIDFD_CONFIG_RESETIDS] = "RESETIDS",
+	[PIDFD_CONFIG_SET_SCHEDULER] = "SET_SCHEDULER",
+	[PIDFD_CONFIG_SET_CGROUP] = "SET_CGROUP",
+	[PIDFD_CONFIG_START] = "START",
+	[PIDFD_CONFIG_SET_EXEC_SEARCH] = "SET_EXEC_SEARCH",
+	[PIDFD_CONFIG_ACT_TCSETPGRP] = "ACT_TCSETPGRP",
+	[PIDFD_CONFIG_MAKE_TEMPLATE] = "MAKE_TEMPLATE",
+	[PIDFD_CONFIG_NEW_EMPTY] = "NEW_EMPTY",
+	[PIDFD_CONFIG_SET_RLIMIT] = "SET_RLIMIT",
+	[PIDFD_CONFIG_SET_UMASK] = "SET_UMASK",
+	[PIDFD_CONFIG_SET_PDEATHSIG] = "SET_PDEATHSIG",
+	[PIDFD_CONFIG_SET_NO_NEW_PRIVS] = "SET_NO_NEW_PRIVS",
+	[PIDFD_CONFIG_SET_SECCOMP_FILTER] = "SET_SECCOMP_FILTER",
+	[PIDFD_CONFIG_SET_LANDLOCK] = "SET_LANDLOCK",
+	[PIDFD_CONFIG_SET_PERSONALITY] = "SET_PERSONALITY",
+	[PIDFD_CONFIG_SET_OOM_SCORE_ADJ] = "SET_OOM_SCORE_ADJ",
+	[PIDFD_CONFIG_SET_CPU_AFFINITY] = "SET_CPU_AFFINITY",
+	[PIDFD_CONFIG_SET_NAMESPACES] = "SET_NAMESPACES",
+	[PIDFD_CONFIG_SET_UID_MAP] = "SET_UID_MAP",
+	[PIDFD_CONFIG_SET_GID_MAP] = "SET_GID_MAP",
+	[PIDFD_CONFIG_DENY_SETGROUPS] = "DENY_SETGROUPS",
+	[PIDFD_CONFIG_SET_GROUPS] = "SET_GROUPS",
+	[PIDFD_CONFIG_SET_RESUID] = "SET_RESUID",
+	[PIDFD_CONFIG_SET_RESGID] = "SET_RESGID",
+	[PIDFD_CONFIG_SET_CAPS] = "SET_CAPS",
+	[PIDFD_CONFIG_SET_SECUREBITS] = "SET_SECUREBITS",
+	[PIDFD_CONFIG_CAPBSET_DROP] = "CAPBSET_DROP",
+	[PIDFD_CONFIG_CAP_AMBIENT_RAISE] = "CAP_AMBIENT_RAISE",
+	[PIDFD_CONFIG_CAP_AMBIENT_CLEAR] = "CAP_AMBIENT_CLEAR",
+	[PIDFD_CONFIG_SET_AUTOREAP] = "SET_AUTOREAP",
+	[PIDFD_CONFIG_SET_AUTOKILL] = "SET_AUTOKILL",
+	[PIDFD_CONFIG_SET_ROOT] = "SET_ROOT",
+	[NCMDS - 1] = "unknown",
 };
+
+/* A command this kernel's header names. */
+static bool known(unsigned int cmd)
+{
+	return cmd <= LAST_CMD && cmd_names[cmd];
+}
 
 enum { ROOT, NOBODY };
 
@@ -253,7 +298,7 @@ static long sys_pidfd_open(pid_t pid, unsigned int flags)
 static long sys_config(int fd, unsigned int cmd, const void *key,
 		       const void *value, int aux)
 {
-	unsigned int c = cmd <= LAST_CMD ? cmd : NCMDS - 1;
+	unsigned int c = known(cmd) ? cmd : NCMDS - 1;
 	long ret = syscall(__NR_pidfd_config, fd, cmd, key, value, aux);
 	int e = ret < 0 ? errno : 0;
 
@@ -953,12 +998,13 @@ static unsigned int pick_cmd(struct thr *t)
 	for (cmd = 0; n >= weights[cmd]; cmd++)
 		n -= weights[cmd];
 	if (cmd > LAST_CMD) {
-		static const unsigned int unknown[] = { LAST_CMD + 1, LAST_CMD + 2,
-							255, 1U << 31, UINT_MAX };
+		static const unsigned int unknown[] = { 0, 0x04, 0x15, 0x2a, 0x7f,
+							LAST_CMD + 1, 255, 1U << 31,
+							UINT_MAX };
 
 		cmd = one_in(&t->rng, 4) ? (unsigned int)rnd(&t->rng) :
 		      unknown[below(&t->rng, ARRAY_SIZE(unknown))];
-		if (cmd <= LAST_CMD)
+		if (known(cmd))
 			cmd = UINT_MAX;
 	}
 	return cmd;
@@ -990,7 +1036,7 @@ static void config_random(struct thr *t, int fd)
 	struct args a;
 	long ret;
 
-	gen_args(t, cmd <= LAST_CMD ? cmd : PIDFD_CONFIG_INHERIT_FDS, &a);
+	gen_args(t, known(cmd) ? cmd : PIDFD_CONFIG_INHERIT_FDS, &a);
 	if (cmd == PIDFD_CONFIG_START && !a.key && !a.value && !a.aux) {
 		start(t, fd);
 	} else if (cmd != PIDFD_CONFIG_START || !t->in_fork) {
@@ -1083,8 +1129,12 @@ static void op_recipe(struct thr *t)
 	for (i = 0; i < n; i++) {
 		unsigned int cmd = pick_cmd(t);
 
-		/* A chance for a START midway, and for a command after it. */
-		if (cmd > PIDFD_CONFIG_START)
+		/*
+		 * A chance for a START midway, and for a command after it; of
+		 * posix_spawn()'s commands only, no template, nothing unknown.
+		 */
+		if (!known(cmd) || cmd >= PIDFD_CONFIG_SET_RLIMIT ||
+		    cmd == PIDFD_CONFIG_MAKE_TEMPLATE || cmd == PIDFD_CONFIG_NEW_EMPTY)
 			cmd = PIDFD_CONFIG_ACT_CLOSE_RANGE;
 		if (cmd == PIDFD_CONFIG_START) {
 			start(t, fd);
@@ -2534,6 +2584,8 @@ static void print_stats(void)
 
 		for (e = 0; e < NERRS; e++)
 			total += sh->cmd[c][e];
+		if (!cmd_names[c])
+			continue;
 		printf("# %s: %lu calls, %lu ok", cmd_names[c], total, sh->cmd[c][0]);
 		/* The most frequent errors, most frequent first. */
 		for (shown = 0; shown < 6; shown++) {
