@@ -35,6 +35,9 @@
 #include <linux/seccomp.h>
 #ifdef WITH_PIDSPAWN
 #include "pidspawn.h"
+/* The commands; <linux/pidfd.h> wants <linux/fcntl.h>, which clashes with <fcntl.h>. */
+#define _LINUX_FCNTL_H
+#include <linux/pidfd.h>
 #endif
 #include "tap.h"
 
@@ -1596,7 +1599,7 @@ static int t_builder_close_dup2(void)
 {
 	char *argv[] = { "spawn-probe", out, NULL };
 	/* <linux/pidfd.h>'s struct pidfd_fd_pair. */
-	struct fd_pair { int fd, newfd; unsigned int flags, reserved; } pair;
+	struct pidfd_fd_pair pair;
 	int keep = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int clear = open("/dev/zero", O_RDONLY | O_CLOEXEC);
 	int fd = pidspawn_create(0), st, e1, e2, e3, e4, e5, e6, e7;
@@ -1619,17 +1622,16 @@ static int t_builder_close_dup2(void)
 	pidspawn_inherit_fds(fd);
 	e1 = pidspawn_act_close_range(fd, 70, 70, 0);
 	e2 = pidspawn_act_dup2(fd, keep, keep);
-	e3 = pidspawn_act_dup2_flags(fd, clear, clear,
-				     1 /* PIDFD_FD_CLEAR_CLOEXEC */);
+	e3 = pidspawn_act_dup2_flags(fd, clear, clear, PIDFD_FD_CLEAR_CLOEXEC);
 	e4 = pidspawn_act_dup2_flags(fd, keep, keep, 2) ? errno : 0;
-	pair = (struct fd_pair){ .fd = keep, .newfd = 5, .flags = 1 };
-	e5 = pidspawn_config(fd, 10 /* ACT_GIVE_FD */, NULL, &pair,
+	pair = (struct pidfd_fd_pair){ .fd = keep, .newfd = 5, .flags = 1 };
+	e5 = pidspawn_config(fd, PIDFD_CONFIG_ACT_GIVE_FD, NULL, &pair,
 			     sizeof(pair)) ? errno : 0;
 	/* The pair has one size, and its reserved field must be 0. */
-	pair = (struct fd_pair){ .fd = 0, .newfd = 0 };
-	e6 = pidspawn_config(fd, 6 /* ACT_DUP2 */, NULL, &pair, 12) ? errno : 0;
-	pair.reserved = 1;
-	e7 = pidspawn_config(fd, 6 /* ACT_DUP2 */, NULL, &pair,
+	pair = (struct pidfd_fd_pair){ .fd = 0, .newfd = 0 };
+	e6 = pidspawn_config(fd, PIDFD_CONFIG_ACT_DUP2, NULL, &pair, 12) ? errno : 0;
+	pair.__reserved = 1;
+	e7 = pidspawn_config(fd, PIDFD_CONFIG_ACT_DUP2, NULL, &pair,
 			     sizeof(pair)) ? errno : 0;
 	pid = pidspawn_start(fd);
 	st = -1;
@@ -1696,7 +1698,7 @@ static int t_builder_errors(void)
 	CHECK_EQ(errno, EACCES);
 	CHECK_EQ(pidspawn_config(fd, 1000, NULL, NULL, 0), -1);
 	CHECK_EQ(errno, EOPNOTSUPP);
-	CHECK_EQ(pidspawn_config(fd, 15 /* SETSID */, NULL, NULL, 1), -1);
+	CHECK_EQ(pidspawn_config(fd, PIDFD_CONFIG_SETSID, NULL, NULL, 1), -1);
 	CHECK_EQ(errno, EINVAL);
 	close(fd);
 	/* A start that fails: its error, a message, no child, then EBUSY. */
