@@ -11,14 +11,18 @@
 #   make soak      a million spawns, then leftover, fd and slab checks
 #   make check KCONFIG=debug   the same on the KASAN/lockdep/kmemleak kernel
 #   make check-config-off      the series built with its Kconfig options off
+#   make check KSERIES=1       the core series alone (kernel-patches/1-core)
 #   make kernel-tree / make kernel-patches   the kernel development loop
 
 PIDSPAWN_CACHE ?= $(HOME)/.cache/pidspawn
 KCONFIG ?= default
-export PIDSPAWN_CACHE KCONFIG
+# KSERIES=N: apply the series in kernel-patches/ up to the Nth only (a
+# kernel of its own); the default is all of them.
+KSERIES ?=
+export PIDSPAWN_CACHE KCONFIG KSERIES
 
-BUILD := $(CURDIR)/build/$(KCONFIG)
-KBUILD := $(PIDSPAWN_CACHE)/kbuild/$(KCONFIG)
+BUILD := $(CURDIR)/build/$(KCONFIG)$(if $(KSERIES),-s$(KSERIES))
+KBUILD := $(PIDSPAWN_CACHE)/kbuild/$(KCONFIG)$(if $(KSERIES),-s$(KSERIES))
 KTREE := $(PIDSPAWN_CACHE)/linux
 BZIMAGE := $(KBUILD)/arch/x86/boot/bzImage
 # The debug kernel (KASAN, lockdep, kmemleak) is several times slower.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The kernel half of the harness: Debian's linux-source-6.12 as a git tree
-# in the cache, kernel-patches/*.patch applied with git am, configured from
-# tinyconfig plus config/*.config, built out of tree with ccache.
+# in the cache, the series in kernel-patches/N-NAME/ applied in order with
+# git am, configured from tinyconfig plus config/*.config, built out of
+# tree with ccache.
 #
 #   kernel.sh tree            prepare the patched build tree
 #   kernel.sh build           tree + config + bzImage + headers + kselftests
@@ -9,16 +10,19 @@
 #   kernel.sh export-series   regenerate kernel-patches/ from the dev tree
 #   kernel.sh each-patch      build the kernel at every patch of the series
 #
-# Environment: PIDSPAWN_CACHE (cache root), KCONFIG (default|debug),
-# KDEV (dev tree path), JOBS.
+# Environment: PIDSPAWN_CACHE (cache root), KCONFIG (default|debug|off),
+# KSERIES (apply the series up to N only: 1 is the core alone), KDEV (dev
+# tree path), JOBS.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 cache=${PIDSPAWN_CACHE:-$HOME/.cache/pidspawn}
 kconfig=${KCONFIG:-default}
+kseries=${KSERIES:-}
 tree=$cache/linux
-kbuild=$cache/kbuild/$kconfig
+# A build of fewer series is another kernel: its own build directory.
+kbuild=$cache/kbuild/$kconfig${kseries:+-s$kseries}
 kdev=${KDEV:-$cache/linux-dev}
 jobs=${JOBS:-$(($(nproc) + 1))}
 tarball=/usr/src/linux-source-6.12.tar.xz
@@ -27,9 +31,27 @@ git_id=(-c user.name=pidspawn -c user.email=pidspawn@localhost -c advice.detache
 say() { printf 'kernel: %s\n' "$*" >&2; }
 die() { printf 'kernel: error: %s\n' "$*" >&2; exit 1; }
 
+# The series' directories, 1-core first; with KSERIES=N the first N.
+all_series=$(find "$here" -mindepth 1 -maxdepth 1 -type d -name '[1-9]-*' | LC_ALL=C sort)
+if [ -n "$kseries" ]; then
+	[ "$kseries" -ge 1 ] 2>/dev/null && [ "$kseries" -le "$(wc -l <<< "$all_series")" ] ||
+		die "KSERIES=$kseries: a number from 1 to $(wc -l <<< "$all_series")"
+fi
+
+series_dirs() {
+	local d
+	for d in $all_series; do
+		[ -z "$kseries" ] || [ "${d##*/}" \< "$((kseries + 1))-" ] || break
+		printf '%s\n' "$d"
+	done
+}
+
 series() {
-	# The cover letter carries no diff; everything else applies in order.
-	find "$here" -maxdepth 1 -name '*.patch' ! -name '0000-*' | LC_ALL=C sort
+	local d
+	# A cover letter carries no diff; every other patch applies in order.
+	for d in $(series_dirs); do
+		find "$d" -maxdepth 1 -name '*.patch' ! -name '0000-*' | LC_ALL=C sort
+	done
 }
 
 fragments() {
@@ -74,6 +96,7 @@ series_hash() {
 # mtimes so the out-of-tree build stays incremental.
 patched_tree() {
 	local want have= p
+	[ -n "$all_series" ] || die "no series in $here (directories N-NAME)"
 	pristine_tree
 	want=$(series_hash)
 	[ -f "$tree/.git/pidspawn-series" ] && have=$(cat "$tree/.git/pidspawn-series")
@@ -86,11 +109,11 @@ patched_tree() {
 		[ -n "$p" ] || continue
 		if ! git "${git_id[@]}" -C "$tree" am -q --committer-date-is-author-date "$p" >/dev/null 2>&1; then
 			git -C "$tree" am --abort >/dev/null 2>&1 || true
-			die "patch does not apply: kernel-patches/$(basename "$p")"
+			die "patch does not apply: ${p#"$top"/}"
 		fi
 	done < <(series)
 	echo "$want" > "$tree/.git/pidspawn-series"
-	say "series applied: $(series | wc -l) patches"
+	say "series applied: $(series_dirs | xargs -n1 basename | paste -sd' ' -), $(series | wc -l) patches"
 }
 
 config_hash() {
@@ -101,9 +124,11 @@ config_hash() {
 # olddefconfig silently drops is a hole in the tests. A later fragment
 # overrides an earlier one (off.config turns the series' options off).
 check_config() {
-	local frag line name missing=0 later i
+	local frag line name missing=0 later i defined=
 	local -a frags
 	mapfile -t frags < <(fragments)
+	# With fewer series, the options of the later ones do not exist.
+	[ -z "$kseries" ] || defined=$(grep -rhoP --include='Kconfig*' '^(menu)?config \K\w+' "$tree" | sort -u)
 	for i in "${!frags[@]}"; do
 		frag=${frags[$i]}
 		while IFS= read -r line; do
@@ -112,6 +137,7 @@ check_config() {
 			"# CONFIG_"*" is not set") name=${line#\# }; name=${name%% *} ;;
 			*) continue ;;
 			esac
+			[ -z "$kseries" ] || grep -qx "${name#CONFIG_}" <<< "$defined" || continue
 			for later in "${frags[@]:$((i + 1))}"; do
 				grep -qE "^$name=|^# $name is not set" "$later" && continue 2
 			done
@@ -160,36 +186,63 @@ build() {
 }
 
 # A tree for hacking: a clone of the build tree with the series as commits
-# and the cover letter as the branch description.
+# on branch pidspawn, and a branch for each series (1-core, ...) at its
+# last patch, whose description is the series' cover letter. Rebases keep
+# the series' branches with their commits (rebase.updateRefs).
 dev_tree() {
+	local d name n=0 cover
 	patched_tree
 	if [ -d "$kdev/.git" ]; then
 		say "dev tree already exists: $kdev (commit there, then make kernel-patches)"
 		return 0
 	fi
+	[ -z "$kseries" ] || die "make kernel-tree takes every series (no KSERIES)"
 	git clone -q --no-local "$tree" "$kdev"
 	git -C "$kdev" fetch -q origin 'refs/tags/pristine:refs/tags/pristine'
 	git -C "$kdev" checkout -q -B pidspawn origin/series
-	if [ -f "$here/0000-cover-letter.patch" ]; then
+	git -C "$kdev" config rebase.updateRefs true
+	# Cover letters are written as the series' author.
+	git -C "$kdev" config user.name "$(git -C "$kdev" log -1 --format=%an pidspawn)"
+	git -C "$kdev" config user.email "$(git -C "$kdev" log -1 --format=%ae pidspawn)"
+	for d in $(series_dirs); do
+		name=${d##*/}
+		n=$((n + $(find "$d" -maxdepth 1 -name '*.patch' ! -name '0000-*' | wc -l)))
+		git -C "$kdev" branch -f "$name" "$(git -C "$kdev" rev-list --reverse pristine..pidspawn | sed -n "${n}p")"
+		[ -f "$d/0000-cover-letter.patch" ] || continue
 		# Subject line and body, without the generated shortlog and diffstat.
-		sed -n -e '/^Subject: /{s/^Subject: \[[^]]*\] //;p}' "$here/0000-cover-letter.patch" > "$kdev/.git/cover"
-		echo >> "$kdev/.git/cover"
-		sed -e '1,/^$/d' -e '/^[^ ].* ([0-9]*):$/,$d' "$here/0000-cover-letter.patch" >> "$kdev/.git/cover"
-		git -C "$kdev" config branch.pidspawn.description "$(cat "$kdev/.git/cover")"
-	fi
-	say "dev tree: $kdev (branch pidspawn on tag pristine)"
+		cover=$(sed -n -e '/^Subject: /{s/^Subject: \[[^]]*\] //;p}' "$d/0000-cover-letter.patch"
+			echo
+			sed -e '1,/^$/d' -e '/^[^ ].* ([0-9]*):$/,$d' "$d/0000-cover-letter.patch")
+		git -C "$kdev" config "branch.$name.description" "$cover"
+	done
+	say "dev tree: $kdev (branch pidspawn on tag pristine; series branches $(series_dirs | xargs -n1 basename | paste -sd' ' -))"
 }
 
+# kernel-patches/N-NAME/ from the dev tree's series branches, each series
+# on the one before, its base and prerequisites recorded (--base).
 export_series() {
+	local tmp name prev=pristine last
 	[ -d "$kdev/.git" ] || die "no dev tree at $kdev (make kernel-tree first)"
-	local tmp
+	mapfile -t names < <(git -C "$kdev" for-each-ref --format='%(refname:short)' 'refs/heads/[1-9]-*' | LC_ALL=C sort)
+	[ "${#names[@]}" -gt 0 ] || die "no series branches (1-core, ...) in $kdev"
+	last=${names[-1]}
+	[ "$(git -C "$kdev" rev-parse "$last")" = "$(git -C "$kdev" rev-parse pidspawn)" ] ||
+		die "branch $last is not at pidspawn: move it (or add a series) first"
 	tmp=$(mktemp -d)
-	git -C "$kdev" format-patch -q --cover-letter --cover-from-description=subject \
-		--base=pristine -o "$tmp" pristine..HEAD
+	for name in "${names[@]}"; do
+		git -C "$kdev" merge-base --is-ancestor "$prev" "$name" ||
+			die "series $name is not on the one before it ($prev)"
+		git -C "$kdev" format-patch -q --cover-letter --cover-from-description=subject \
+			--subject-prefix="PATCH v3" --base=pristine -o "$tmp/$name" "$prev..$name"
+		prev=$name
+	done
+	find "$here" -mindepth 1 -maxdepth 1 -type d -name '[1-9]-*' -exec rm -rf {} +
 	rm -f "$here"/*.patch
-	mv "$tmp"/*.patch "$here"/
+	mv "$tmp"/* "$here"/
 	rmdir "$tmp"
-	say "kernel-patches/ regenerated: $(ls "$here"/*.patch | wc -l) files"
+	for name in "${names[@]}"; do
+		say "kernel-patches/$name/: $(find "$here/$name" -name '*.patch' ! -name '0000-*' | wc -l) patches and a cover letter"
+	done
 }
 
 # Build the kernel at every patch of the series, in order, so that each
@@ -200,8 +253,16 @@ export_series() {
 # from patch N on): the tree before it is built first, unreported.
 each_patch() {
 	local wt=$cache/linux-each kb=$cache/kbuild/each n=0 commit subject log
-	local from=${SERIES_FROM:-1} base=pristine
+	local from=${SERIES_FROM:-1} base=pristine d k i
+	local -a label=()
 	patched_tree
+	# "patch 23 (2-attributes 1/10)": where each patch is in its series.
+	for d in $(series_dirs); do
+		k=$(find "$d" -maxdepth 1 -name '*.patch' ! -name '0000-*' | wc -l)
+		for i in $(seq "$k"); do
+			label+=("${d##*/} $i/$k")
+		done
+	done
 	configure
 	[ "$from" -ge 1 ] 2>/dev/null || die "SERIES_FROM=$from: a patch number"
 	[ "$from" = 1 ] || base=$(git -C "$tree" rev-list --reverse pristine..series |
@@ -229,25 +290,25 @@ each_patch() {
 			   (cd "$wt" && ./scripts/checkpatch.pl --strict --no-tree --terse \
 				--ignore ENOSYS,FILE_PATH_CHANGES -)); then
 			printf '%s\n' "$log" >&2
-			die "patch $n fails checkpatch: $subject"
+			die "patch $n (${label[n - 1]}) fails checkpatch: $subject"
 		fi
 		if make -s -C "$wt" O="$kb" olddefconfig >/dev/null &&
 		   make -s -C "$wt" O="$kb" -j"$jobs" CC="ccache gcc" bzImage \
 			> "$kb/build-$n.log" 2>&1; then
-			say "patch $n builds, checkpatch clean: $subject"
+			say "patch $n (${label[n - 1]}) builds, checkpatch clean: $subject"
 		else
 			tail -20 "$kb/build-$n.log" >&2
-			die "patch $n does not build: $subject"
+			die "patch $n (${label[n - 1]}) does not build: $subject"
 		fi
 		git -C "$tree" diff --quiet "$commit^" "$commit" -- tools/testing/selftests include/uapi &&
 			continue
 		if make -s -C "$wt" O="$kb" headers_install >/dev/null &&
 		   make -s -C "$wt/tools/testing/selftests" O="$kb" TARGETS=pidfd \
 			-j"$jobs" >> "$kb/build-$n.log" 2>&1; then
-			say "patch $n: pidfd selftests build"
+			say "patch $n (${label[n - 1]}): pidfd selftests build"
 		else
 			tail -20 "$kb/build-$n.log" >&2
-			die "patch $n: pidfd selftests do not build: $subject"
+			die "patch $n (${label[n - 1]}): pidfd selftests do not build: $subject"
 		fi
 	done
 	git -C "$tree" worktree remove --force "$wt"

@@ -24,8 +24,15 @@ cp "$top/selftests/run-suites.sh" "$share/"
 # KCONFIG=off (make check-config-off): the series' options are off, so
 # its own kselftests are left out, and the userspace suites are those
 # marked "off" in tests.list; the host's are the default check's.
+# KSERIES=N (make check KSERIES=1): the first N series only. The
+# series' kselftests are those its tree has; the userspace suites are
+# those marked "core" in tests.list, which need the core alone; no host
+# checks (uapi/ is the whole series') and no host suites (the default
+# check's).
 off=0
 [ "${KCONFIG:-default}" = off ] && off=1
+partial=0
+[ -n "${KSERIES:-}" ] && partial=1
 awk -F: -v off=$off '
 	$1 == "core" && $2 != "close_range_test" { next }
 	off && $1 == "pidfd" && $2 ~ /^pidfd_(config|template|sandbox)/ { next }
@@ -39,12 +46,13 @@ awk -F: -v off=$off '
 	}' "$share/kselftest/kselftest-list.txt" > "$share/guest.suites"
 guest=guest host=host
 [ $off = 1 ] && guest=off host=none
+[ $partial = 1 ] && guest=core host=none
 awk -v w=$guest '$2 == w { $2 = ""; sub(/^[^ ]+  /, $1 " userspace "); print }' \
 	"$top/userspace/tests.list" >> "$share/guest.suites"
 awk -v w=$host '$2 == w { $2 = ""; sub(/^[^ ]+  /, $1 " userspace "); print }' \
 	"$top/userspace/tests.list" > "$build/host.suites"
 
-if [ $off = 0 ]; then
+if [ $off = 0 ] && [ $partial = 0 ]; then
 	echo "check: host checks" >&2
 	"$top/selftests/host-checks.sh" "$top" "$kbuild" "$tree" "$results"
 fi

@@ -33,7 +33,7 @@ tap_end
 
 tap_begin checkpatch series
 shopt -s nullglob
-for p in "$top"/kernel-patches/0*.patch; do
+for p in "$top"/kernel-patches/[1-9]-*/0*.patch; do
 	case "$p" in */0000-*) continue ;; esac
 	# ENOSYS is what seccomp documents for SECCOMP_RET_TRACE without a
 	# tracer, and what glibc falls back from; checkpatch's ENOSYS warning
@@ -44,14 +44,14 @@ for p in "$top"/kernel-patches/0*.patch; do
 		--ignore ENOSYS,FILE_PATH_CHANGES "$p" 2>&1)
 	rc=$?
 	[ "$rc" = 0 ] || printf '%s\n' "$log" | head -20 | sed 's/^/# /' >> "$out"
-	tap $rc "checkpatch --strict $(basename "$p")"
+	tap $rc "checkpatch --strict ${p#"$top"/kernel-patches/}"
 done
 [ "$n" = 0 ] && echo "ok 1 no patches in the series # SKIP" >> "$out"
 # Every file the series adds has a maintainer in the series' MAINTAINERS:
 # a section of its own (PIDFD API, or the subsystem's it extends), not
 # THE REST.
 for f in $(awk '/^diff --git /{ f = substr($4, 3) } /^new file mode/{ print f }' \
-	   "$top"/kernel-patches/0*.patch | sort -u); do
+	   "$top"/kernel-patches/[1-9]-*/0*.patch | sort -u); do
 	(cd "$tree" && ./scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats \
 		--no-email --sections -f "$f" 2>/dev/null) |
 		awk '/^[A-Z0-9]/ && !/^[A-Z]:/ && $0 != "THE REST" { found = 1 }

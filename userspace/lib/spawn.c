@@ -90,16 +90,17 @@ static int configure(const struct spawn *s, int pidfd, unsigned long caller_mask
 	rlim_t nofile = 0;
 	struct sched_param sp = at->__sp;
 
+	/* A kernel without the command (EOPNOTSUPP): the fallback does it. */
 	if ((fl & POSIX_SPAWN_SETCGROUP) &&
 	    pidspawn_set_cgroup(pidfd, ATTR_CGROUP(at)))
-		return errno;
+		return errno == EOPNOTSUPP ? -1 : errno;
 	if ((fl & (POSIX_SPAWN_SETSCHEDPARAM | POSIX_SPAWN_SETSCHEDULER)) ==
 	    POSIX_SPAWN_SETSCHEDPARAM)
 		err = pidspawn_set_scheduler(pidfd, -1, &sp);
 	else if (fl & POSIX_SPAWN_SETSCHEDULER)
 		err = pidspawn_set_scheduler(pidfd, at->__policy, &sp);
 	if (err)
-		return fl & POSIX_SPAWN_SETCGROUP ? -1 : errno;
+		return fl & POSIX_SPAWN_SETCGROUP || errno == EOPNOTSUPP ? -1 : errno;
 	/* Unset argv is empty and unset envp empty, as execve() takes NULL. */
 	if ((s->argv && pidspawn_set_argv(pidfd, s->argv)) ||
 	    (s->envp && pidspawn_set_envp(pidfd, s->envp)))
