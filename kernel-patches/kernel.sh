@@ -46,11 +46,15 @@ series_dirs() {
 	done
 }
 
+# A series' patches in order; its cover letter carries no diff.
+dir_patches() {
+	find "$1" -maxdepth 1 -name '*.patch' ! -name '0000-*' | LC_ALL=C sort
+}
+
 series() {
 	local d
-	# A cover letter carries no diff; every other patch applies in order.
 	for d in $(series_dirs); do
-		find "$d" -maxdepth 1 -name '*.patch' ! -name '0000-*' | LC_ALL=C sort
+		dir_patches "$d"
 	done
 }
 
@@ -206,7 +210,7 @@ dev_tree() {
 	git -C "$kdev" config user.email "$(git -C "$kdev" log -1 --format=%ae pidspawn)"
 	for d in $(series_dirs); do
 		name=${d##*/}
-		n=$((n + $(find "$d" -maxdepth 1 -name '*.patch' ! -name '0000-*' | wc -l)))
+		n=$((n + $(dir_patches "$d" | wc -l)))
 		git -C "$kdev" branch -f "$name" "$(git -C "$kdev" rev-list --reverse pristine..pidspawn | sed -n "${n}p")"
 		[ -f "$d/0000-cover-letter.patch" ] || continue
 		# Subject line and body, without the generated shortlog and diffstat.
@@ -241,7 +245,7 @@ export_series() {
 	mv "$tmp"/* "$here"/
 	rmdir "$tmp"
 	for name in "${names[@]}"; do
-		say "kernel-patches/$name/: $(find "$here/$name" -name '*.patch' ! -name '0000-*' | wc -l) patches and a cover letter"
+		say "kernel-patches/$name/: $(dir_patches "$here/$name" | wc -l) patches and a cover letter"
 	done
 }
 
@@ -258,7 +262,7 @@ each_patch() {
 	patched_tree
 	# "patch 23 (2-attributes 1/10)": where each patch is in its series.
 	for d in $(series_dirs); do
-		k=$(find "$d" -maxdepth 1 -name '*.patch' ! -name '0000-*' | wc -l)
+		k=$(dir_patches "$d" | wc -l)
 		for i in $(seq "$k"); do
 			label+=("${d##*/} $i/$k")
 		done
